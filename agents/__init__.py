@@ -1,0 +1,1 @@
+"""Stage agents of the advising-plan pipeline and the tools they share (``agents.tools``)."""

@@ -1,0 +1,296 @@
+"""Prerequisite and corequisite trees, their readable expression syntax, parser and printer.
+
+A tree is made of course conditions (optionally with a minimum grade), ``all`` / ``any``
+groups, and non-course conditions (class standing, units completed, program membership,
+consent). The same tree can be written as an expression::
+
+    15-112 and (21-127 or 21-128[C])
+    standing(junior) and units(180)
+    consent(instructor) or 15-213[B]
+    program(CS-BS) and 15-122
+
+``and`` binds tighter than ``or``; parentheses group. Course codes look like ``15-112``,
+``CS 101``, ``MATH221`` or ``ECON-201A``. A minimum grade follows the code in brackets.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.errors import PrereqSyntaxError
+
+ClassStanding = Literal["first_year", "sophomore", "junior", "senior"]
+STANDINGS: tuple[ClassStanding, ...] = ("first_year", "sophomore", "junior", "senior")
+
+COURSE_CODE_PATTERN = r"^(?:[0-9]{2}-[0-9]{3}|[A-Z]{2,5}[ -]?[0-9]{2,4}[A-Z]?)$"
+GRADE_PATTERN = r"^[A-Z][+-]?$"
+
+
+class _Node(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CourseCond(_Node):
+    """The named course must be completed (or in progress) with at least the grade given."""
+
+    course: str = Field(description="Course code, e.g. '15-112'.", pattern=COURSE_CODE_PATTERN)
+    min_grade: str | None = Field(
+        default=None,
+        description="Lowest grade that satisfies the condition.",
+        pattern=GRADE_PATTERN,
+    )
+
+
+class StandingCond(_Node):
+    """The student must have at least this class standing in the term the course is taken."""
+
+    standing: ClassStanding = Field(description="Minimum class standing.")
+
+
+class UnitsCond(_Node):
+    """The student must have completed at least this many units before the term."""
+
+    units_completed: float = Field(ge=0, description="Minimum units completed before the term.")
+
+
+class ProgramCond(_Node):
+    """The student must be in (or be adding) the named program."""
+
+    program: str = Field(description="Program code, e.g. 'CS-BS'.")
+
+
+class ConsentCond(_Node):
+    """Permission is needed from the named party; planners treat it as an approval risk."""
+
+    consent: Literal["instructor", "department", "dean"] = Field(description="Who must consent.")
+
+
+class AllOf(_Node):
+    """Every child condition must hold."""
+
+    all: list[PrereqNode] = Field(min_length=1, description="Conditions that must all hold.")
+
+
+class AnyOf(_Node):
+    """At least one child condition must hold."""
+
+    any: list[PrereqNode] = Field(min_length=1, description="Conditions of which one must hold.")
+
+
+PrereqNode = Annotated[
+    Union[CourseCond, AllOf, AnyOf, StandingCond, UnitsCond, ProgramCond, ConsentCond],  # noqa: UP007
+    Field(union_mode="left_to_right"),
+]
+AllOf.model_rebuild()
+AnyOf.model_rebuild()
+
+_TOKEN_RE = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | (?P<lparen>\()
+  | (?P<rparen>\))
+  | (?P<func>(?P<fname>standing|units|consent|program)\s*\((?P<arg>[^()]*)\))
+  | (?P<badfunc>(?:standing|units|consent|program)\s*\()
+  | (?P<kw>(?:and|or)\b)
+  | (?P<course>[0-9]{2}-[0-9]{3}|[A-Z]{2,5}[ -]?[0-9]{2,4}[A-Z]?)(?P<grade>\[[^\]]*\])?
+""",
+    re.VERBOSE,
+)
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens: list[tuple[str, str, int, str | None]] = []
+        pos = 0
+        while pos < len(text):
+            m = _TOKEN_RE.match(text, pos)
+            if m is None:
+                raise PrereqSyntaxError(
+                    f"unexpected character {text[pos]!r}; expected a course code, 'and', 'or', "
+                    "'(' or a condition such as standing(junior)",
+                    text,
+                    pos + 1,
+                )
+            if m.group("badfunc"):
+                raise PrereqSyntaxError(
+                    f"missing ')' after {m.group('badfunc').strip()!r}", text, len(text) + 1
+                )
+            if m.group("course"):
+                self.tokens.append(("course", m.group("course"), pos + 1, m.group("grade")))
+            elif m.group("func"):
+                arg_col = m.start("arg") + 1
+                self.tokens.append(("func", m.group("fname"), arg_col, m.group("arg")))
+            elif not m.group("ws"):
+                kind = m.lastgroup or ""
+                self.tokens.append((kind, m.group(kind), pos + 1, None))
+            pos = m.end()
+        self.i = 0
+
+    def _peek(self) -> tuple[str, str, int, str | None] | None:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def _col_end(self) -> int:
+        return len(self.text) + 1
+
+    def parse(self) -> PrereqNode:
+        if not self.tokens:
+            raise PrereqSyntaxError("empty expression", self.text, 1)
+        node = self._or()
+        tok = self._peek()
+        if tok is not None:
+            raise PrereqSyntaxError(f"unexpected {tok[1]!r}", self.text, tok[2])
+        return node
+
+    def _or(self) -> PrereqNode:
+        items = [self._and()]
+        while (tok := self._peek()) is not None and tok[0] == "kw" and tok[1] == "or":
+            self.i += 1
+            items.append(self._and())
+        return items[0] if len(items) == 1 else AnyOf(any=items)
+
+    def _and(self) -> PrereqNode:
+        items = [self._atom()]
+        while (tok := self._peek()) is not None and tok[0] == "kw" and tok[1] == "and":
+            self.i += 1
+            items.append(self._atom())
+        return items[0] if len(items) == 1 else AllOf(all=items)
+
+    def _atom(self) -> PrereqNode:
+        tok = self._peek()
+        if tok is None:
+            raise PrereqSyntaxError(
+                "expression ends early; expected a course code, '(' or a condition",
+                self.text,
+                self._col_end(),
+            )
+        kind, value, col, grade = tok
+        self.i += 1
+        if kind == "lparen":
+            node = self._or()
+            close = self._peek()
+            if close is None or close[0] != "rparen":
+                where = close[2] if close else self._col_end()
+                raise PrereqSyntaxError("missing ')'", self.text, where)
+            self.i += 1
+            return node
+        if kind == "course":
+            min_grade = None
+            if grade is not None:
+                min_grade = grade[1:-1].strip()
+                if not re.fullmatch(GRADE_PATTERN, min_grade):
+                    raise PrereqSyntaxError(
+                        f"bad minimum grade {min_grade!r}; expected a letter grade such as 'C' "
+                        "or 'B-'",
+                        self.text,
+                        col + len(value),
+                    )
+            return CourseCond(course=value, min_grade=min_grade)
+        if kind == "func":
+            return self._func(value, (grade or "").strip(), col)
+        raise PrereqSyntaxError(
+            f"unexpected {value!r}; expected a course code, '(' or a condition", self.text, col
+        )
+
+    def _func(self, name: str, arg: str, col: int) -> PrereqNode:
+        try:
+            if name == "standing":
+                if arg not in STANDINGS:
+                    raise ValueError(f"standing must be one of {', '.join(STANDINGS)}")
+                return StandingCond(standing=arg)  # type: ignore[arg-type]
+            if name == "units":
+                try:
+                    return UnitsCond(units_completed=float(arg))
+                except ValueError:
+                    raise ValueError("units needs a number, e.g. units(90)") from None
+            if name == "consent":
+                if arg not in ("instructor", "department", "dean"):
+                    raise ValueError("consent must be instructor, department or dean")
+                return ConsentCond(consent=arg)  # type: ignore[arg-type]
+            if not arg:
+                raise ValueError("program code is empty")
+            return ProgramCond(program=arg)
+        except ValueError as exc:
+            msg = str(exc).splitlines()[0]
+            raise PrereqSyntaxError(f"{name}({arg}): {msg}", self.text, col) from None
+
+
+def parse_prereq(text: str) -> PrereqNode:
+    """Parse a prerequisite expression into a tree; raises PrereqSyntaxError with a column."""
+    return _Parser(text).parse()
+
+
+def format_prereq(node: PrereqNode, _parent: str | None = None) -> str:
+    """Print a tree as an expression that ``parse_prereq`` reads back to the same tree."""
+    if isinstance(node, CourseCond):
+        return node.course + (f"[{node.min_grade}]" if node.min_grade else "")
+    if isinstance(node, StandingCond):
+        return f"standing({node.standing})"
+    if isinstance(node, UnitsCond):
+        u = node.units_completed
+        return f"units({int(u) if u == int(u) else u})"
+    if isinstance(node, ConsentCond):
+        return f"consent({node.consent})"
+    if isinstance(node, ProgramCond):
+        return f"program({node.program})"
+    if isinstance(node, AllOf):
+        if len(node.all) == 1:
+            return f"({format_prereq(node.all[0], 'all1')})"
+        inner = " and ".join(format_prereq(c, "all") for c in node.all)
+        return f"({inner})" if _parent == "all" else inner
+    assert isinstance(node, AnyOf)
+    if len(node.any) == 1:
+        return f"({format_prereq(node.any[0], 'any1')})"
+    inner = " or ".join(format_prereq(c, "any") for c in node.any)
+    return f"({inner})" if _parent in ("all", "any") else inner
+
+
+def coerce_prereq(value: object) -> PrereqNode | None:
+    """Accept an expression string, a tree (dict or model), or None."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        return parse_prereq(value)
+    return value  # type: ignore[return-value]
+
+
+def courses_in(node: PrereqNode | None) -> list[str]:
+    """Every course code named in a tree, in order of first appearance."""
+    out: list[str] = []
+
+    def walk(n: PrereqNode) -> None:
+        if isinstance(n, CourseCond):
+            if n.course not in out:
+                out.append(n.course)
+        elif isinstance(n, AllOf):
+            for c in n.all:
+                walk(c)
+        elif isinstance(n, AnyOf):
+            for c in n.any:
+                walk(c)
+
+    if node is not None:
+        walk(node)
+    return out
+
+
+def programs_in(node: PrereqNode | None) -> list[str]:
+    """Every program code named in a tree."""
+    out: list[str] = []
+
+    def walk(n: PrereqNode) -> None:
+        if isinstance(n, ProgramCond):
+            out.append(n.program)
+        elif isinstance(n, AllOf):
+            for c in n.all:
+                walk(c)
+        elif isinstance(n, AnyOf):
+            for c in n.any:
+                walk(c)
+
+    if node is not None:
+        walk(node)
+    return out

@@ -1,0 +1,1 @@
+"""Evaluation: scenario suite, metrics and benchmarks (``python -m eval``)."""

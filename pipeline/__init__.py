@@ -1,0 +1,2 @@
+"""The advising pipeline engine: state machine, workflow context, checkpoints, runner,
+batch driver and the ``advise`` command line."""
