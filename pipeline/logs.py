@@ -1,34 +1,130 @@
 """structlog configuration: JSON lines to a file per run or batch, a readable console on
-stderr. Secrets are redacted before any renderer sees an event."""
+stderr. Secrets are redacted before any renderer sees an event.
+
+Events go through the standard library's logging so that one event can reach two sinks
+with different levels and renderers (console: warnings by default, ``-v`` for info; file:
+info and above, one JSON object per line), and so that third-party log records (the
+Gemini SDK's HTTP client) are redacted and written the same way.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
+import re
 import sys
+from collections.abc import MutableMapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
 import structlog
 
 _LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40}
+REDACTED = "[REDACTED]"
+# Keys whose values are secrets: key, api_key, x-goog-api-key, token, access_token,
+# authorization, password, secret ... but not counts such as "tokens" or "input_tokens".
+_SECRET_KEY = re.compile(r"(^|_)(api_?key|key|token|secret|password|authorization)$", re.I)
+_SECRET_ENV = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+_MIN_SECRET_LEN = 8  # shorter env values would mask ordinary words
+
+_handlers: list[logging.Handler] = []
+
+
+def _env_secrets() -> list[str]:
+    values = (os.environ.get(name, "") for name in _SECRET_ENV)
+    return [v for v in values if len(v) >= _MIN_SECRET_LEN]
+
+
+def _scrub(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        for secret in secrets:
+            if secret in value:
+                value = value.replace(secret, REDACTED)
+        return value
+    if isinstance(value, dict):
+        return {k: REDACTED if _is_secret_key(k) else _scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_scrub(v, secrets) for v in value)
+    return value
+
+
+def _is_secret_key(key: object) -> bool:
+    return isinstance(key, str) and bool(_SECRET_KEY.search(key.replace("-", "_")))
+
+
+def redact(
+    logger: Any, method_name: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    """Mask values of secret-looking keys and any occurrence of the API key's value."""
+    secrets = _env_secrets()
+    for key in list(event_dict):
+        if key.startswith("_"):
+            continue  # structlog's own bookkeeping (the stdlib record)
+        if _is_secret_key(key):
+            event_dict[key] = REDACTED
+        else:
+            event_dict[key] = _scrub(event_dict[key], secrets)
+    return event_dict
+
+
+def log_file(log_dir: Path, kind: str, label: str | None = None) -> Path:
+    """``<log_dir>/<kind>[-<label>]-<UTC timestamp>-<pid>.jsonl`` (directory created)."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    name = "-".join(p for p in (kind, label, stamp, str(os.getpid())) if p)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    return log_dir / f"{name}.jsonl"
 
 
 def configure_logging(
-    console_level: str = "warning", stream: TextIO | None = None, json_path: Path | None = None
+    console_level: str = "warning",
+    stream: TextIO | None = None,
+    json_path: Path | None = None,
+    file_level: str = "info",
 ) -> None:
-    """Console events at ``console_level`` and above go to stderr, readable."""
-    level = _LEVELS[console_level]
-    processors: list[Any] = [
+    """Console events at ``console_level`` and above go to ``stream`` (stderr), readable;
+    with ``json_path`` events at ``file_level`` and above are appended there as JSON lines.
+    Calling it again replaces the previous configuration."""
+    shared: list[Any] = [
         structlog.contextvars.merge_contextvars,
-        structlog.processors.add_log_level,
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
-        structlog.dev.ConsoleRenderer(colors=False),
+        structlog.processors.format_exc_info,
+        redact,
     ]
+    console = logging.StreamHandler(stream or sys.stderr)
+    console.setLevel(_LEVELS[console_level])
+    console.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            processor=structlog.dev.ConsoleRenderer(colors=False), foreign_pre_chain=shared
+        )
+    )
+    handlers: list[logging.Handler] = [console]
+    if json_path is not None:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        file_handler = logging.FileHandler(json_path, mode="a", encoding="utf-8")
+        file_handler.setLevel(_LEVELS[file_level])
+        file_handler.setFormatter(
+            structlog.stdlib.ProcessorFormatter(
+                processor=structlog.processors.JSONRenderer(sort_keys=True),
+                foreign_pre_chain=shared,
+            )
+        )
+        handlers.append(file_handler)
+    level = min(h.level for h in handlers)
+
+    root = logging.getLogger()
+    for old in _handlers:
+        root.removeHandler(old)
+        old.close()
+    _handlers[:] = handlers
+    for h in handlers:
+        root.addHandler(h)
+    root.setLevel(level)
     structlog.configure(
-        processors=processors,
+        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=stream or sys.stderr),
+        logger_factory=structlog.stdlib.LoggerFactory(),
         cache_logger_on_first_use=False,
     )
-    logging.getLogger().setLevel(logging.WARNING)
-    del json_path  # the JSON-lines file sink is added with the runner

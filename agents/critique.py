@@ -1,0 +1,310 @@
+"""The policy critique agent: checks a schedule against every rule that applies to the
+student and says approved, conditional or rejected, with citations and structured fixes.
+
+Verdict:
+
+- ``rejected``: at least one hard violation (a term above the allowed load, a retake past
+  the repeat limit, a minor the student may not add, ...);
+- ``conditional``: only soft violations - an overload whose approval the plan does not yet
+  assume, a part-time term in the middle of the plan;
+- ``approved``: no violations. Risks may remain, among them overloads whose approval the
+  constraint set assumes (``approvals_assumed``): those are risks, not violations.
+
+A schedule with nothing to check (policy question, progress check) or no plan (the solver
+proved infeasibility) gets ``not_needed`` with the reason; the eligibility rules are still
+checked, since an ineligible what-if minor is worth saying whatever the plan.
+
+Rule checks live in ``agents.policy``; this module adds the risks no rule states
+(consent, alternate-year offerings, a missed target, next-term clashes, verifier defects)
+and writes the verdict in plain words (template; ``explanation_source`` says so).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import structlog
+
+from agents.artifacts import (
+    CitationRef,
+    Critique,
+    IntakeResult,
+    Modification,
+    RequirementsProposal,
+    Risk,
+    Schedule,
+    Violation,
+)
+from agents.policy import Cite, PlanCheck, check_plan, join, label, num
+from agents.toolbox import Toolbox
+from agents.tools.prereq import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode
+from agents.tools.terms import Term
+
+log = structlog.get_logger(__name__)
+
+
+def run(
+    intake: IntakeResult, proposal: RequirementsProposal, schedule: Schedule, tools: Toolbox
+) -> Critique:
+    """Critique ``schedule``; ``proposal`` is part of the stage contract but every fact
+    checked here comes from the schedule, the record and the catalog."""
+    ctx = PlanCheck(
+        catalog=tools.catalog,
+        profile=intake.profile,
+        record=intake.student,
+        programs=list(intake.target_programs),
+        schedule=schedule,
+        cite=citer(tools),
+    )
+    bound = log.bind(request_id=intake.request_id, round=schedule.round)
+    if schedule.status == "not_needed" or schedule.solver_status == "infeasible":
+        critique = _not_needed(ctx)
+    else:
+        found = check_plan(ctx)
+        risks = found.risks + plan_risks(ctx, intake)
+        approval = verdict(found.violations)
+        critique = Critique(
+            status="done",
+            round=schedule.round,
+            approval=approval,
+            violations=found.violations,
+            risks=risks,
+            suggestions=found.suggestions,
+            rules_checked=found.checked,
+            explanation=explain(approval, found.violations, risks, found.suggestions),
+        )
+    bound.info(
+        "critique.done",
+        approval=critique.approval,
+        violations=[v.rule_id for v in critique.violations],
+        risks=len(critique.risks),
+    )
+    return critique
+
+
+def citer(tools: Toolbox) -> Cite:
+    """Citations quote the catalog's section text exactly (through the retriever, which
+    reads the catalog, not its index); memoized because the same rule is cited per term."""
+    cache: dict[str, CitationRef] = {}
+
+    def cite(rule_id: str) -> CitationRef:
+        if rule_id not in cache:
+            cache[rule_id] = tools.retriever.citation_for_rule(rule_id)
+        return cache[rule_id]
+
+    return cite
+
+
+Verdict = Literal["approved", "conditional", "rejected"]
+
+
+def verdict(violations: list[Violation]) -> Verdict:
+    if any(v.severity == "hard" for v in violations):
+        return "rejected"
+    return "conditional" if violations else "approved"
+
+
+def _not_needed(ctx: PlanCheck) -> Critique:
+    s = ctx.schedule
+    if s.status == "not_needed":
+        reason = s.not_needed_reason or "no plan was made, so there is nothing to check"
+    else:
+        why = "; ".join(s.reasons) or "no reason given"
+        reason = f"no plan to check: the planner proved that no plan exists ({why})"
+    found = check_plan(ctx, kinds=["minor_eligibility"])
+    text = f"Nothing to approve: {reason}."
+    if found.violations:
+        text += " " + " ".join(f"{v.message[0].upper()}{v.message[1:]}." for v in found.violations)
+    return Critique(
+        status="not_needed",
+        not_needed_reason=reason,
+        round=s.round,
+        approval="not_needed",
+        violations=found.violations,
+        risks=found.risks,
+        rules_checked=found.checked,
+        explanation=text,
+    )
+
+
+# --------------------------------------------------------------------------- risks
+
+
+def plan_risks(ctx: PlanCheck, intake: IntakeResult) -> list[Risk]:
+    """Risks no policy rule states, in plan order."""
+    risks = _consent(ctx) + _offerings(ctx)
+    s = ctx.schedule
+    target = intake.goals.target_graduation
+    if target and s.graduation_term and Term.parse(s.graduation_term) > Term.parse(target):
+        risks.append(
+            Risk(
+                kind="target_missed",
+                message=f"the plan graduates in {label(s.graduation_term)}, after the "
+                f"{label(target)} target",
+                term=s.graduation_term,
+            )
+        )
+    nt = s.next_term
+    if nt is not None and nt.status == "clash":
+        alt = f"; a clash-free set: {', '.join(nt.alternative)}" if nt.alternative else ""
+        risks.append(
+            Risk(
+                kind="sections",
+                message=f"{label(nt.term)} sections clash: {'; '.join(nt.clashes)}{alt}",
+                term=nt.term,
+            )
+        )
+    elif nt is not None and nt.status == "no_sections":
+        risks.append(
+            Risk(
+                kind="sections",
+                message=f"{label(nt.term)} has no sections yet for "
+                f"{', '.join(nt.unscheduled) or 'some planned courses'}",
+                term=nt.term,
+            )
+        )
+    risks += [Risk(kind="other", message=f"plan verifier: {d}") for d in s.verification]
+    return risks
+
+
+def _consent(ctx: PlanCheck) -> list[Risk]:
+    """Courses whose prerequisites can only be met with someone's consent."""
+    have: set[str] = set()
+    if ctx.record is not None:
+        have = ctx.record.earned_courses(ctx.catalog, include_in_progress=True)
+    risks: list[Risk] = []
+    for t in ctx.enrolled_terms:
+        for sc in t.courses:
+            course = ctx.catalog.course_by_code.get(sc.course)
+            tree = course.prerequisites if course else None
+            who = _consenters(tree)
+            if tree is not None and who and not _holds(tree, have):
+                risks.append(
+                    Risk(
+                        kind="consent_needed",
+                        message=f"{sc.course} in {label(t.term)} needs {' or '.join(who)} "
+                        "consent before registration",
+                        term=t.term,
+                    )
+                )
+        have |= {sc.course for sc in t.courses}
+    return risks
+
+
+def _holds(node: PrereqNode, have: set[str]) -> bool:
+    """Whether the tree holds without consent. Standing, units and program conditions
+    count as met: the verifier checks them; this is only about who must sign."""
+    if isinstance(node, CourseCond):
+        return node.course in have
+    if isinstance(node, ConsentCond):
+        return False
+    if isinstance(node, AllOf):
+        return all(_holds(c, have) for c in node.all)
+    if isinstance(node, AnyOf):
+        return any(_holds(c, have) for c in node.any)
+    return True
+
+
+def _consenters(node: PrereqNode | None) -> list[str]:
+    if isinstance(node, ConsentCond):
+        return [node.consent]
+    children = node.all if isinstance(node, AllOf) else node.any if isinstance(node, AnyOf) else []
+    return sorted({w for c in children for w in _consenters(c)})
+
+
+def _offerings(ctx: PlanCheck) -> list[Risk]:
+    """Alternate-year courses whose next offering after the planned one is past graduation:
+    a failed or dropped attempt would delay the degree by a year or more."""
+    grad = ctx.schedule.graduation_term
+    if grad is None:
+        return []
+    end = Term.parse(grad)
+    risks: list[Risk] = []
+    for t in ctx.enrolled_terms:
+        for sc in t.courses:
+            course = ctx.catalog.course_by_code.get(sc.course)
+            if course is None or course.offered.years == "every":
+                continue
+            start = Term.parse(t.term)
+            nxt = next(
+                (
+                    x
+                    for i in range(1, 13)
+                    if course.offered.offered_in(x := Term.from_index(start.index + i))
+                ),
+                None,
+            )
+            if nxt is not None and nxt <= end:
+                continue
+            when = f"next offered {nxt.label()}" if nxt else "not offered again soon"
+            risks.append(
+                Risk(
+                    kind="offering",
+                    message=f"{sc.course} runs only in {course.offered.years} years; if it "
+                    f"slips from {label(t.term)} it is {when}, after graduation in {end.label()}",
+                    term=t.term,
+                )
+            )
+    return risks
+
+
+# --------------------------------------------------------------------------- explanation
+
+
+def describe(mod: Modification, where: str | None = None) -> str:
+    """A suggestion in a few words, for verdicts and revision summaries; ``where`` replaces
+    the term's label (to name several terms at once)."""
+    value = num(mod.value) if mod.value is not None else ""
+    where = where or (label(mod.term) if mod.term else "")
+    return {
+        "cap_term_units": f"cap {where} at {value} units",
+        "cap_all_terms_units": f"cap every term at {value} units",
+        "floor_term_units": f"keep {where} at {value} units or more",
+        "cap_courses_per_term": f"at most {value} courses per term",
+        "move_course": f"move {mod.course} to {where}",
+        "avoid_course": f"do not plan {mod.course}",
+        "relax_target": "drop the graduation target and find the earliest feasible term",
+        "needs_approval": f"obtain the {mod.rule_id} approval",
+    }[mod.action]
+
+
+def summarize(mods: list[Modification]) -> str:
+    """Suggestions in a few words each; per-term caps and floors of the same value are
+    merged ('keep Spring 2027 and Fall 2027 at 36 units or more')."""
+    groups: dict[tuple[object, float | None], list[Modification]] = {}
+    for m in mods:
+        per_term = m.action in ("cap_term_units", "floor_term_units") and m.term
+        groups.setdefault((m.action, m.value) if per_term else (id(m), None), []).append(m)
+    parts = []
+    for same in groups.values():
+        terms = [label(m.term) for m in same if m.term]
+        parts.append(describe(same[0], join(terms) if len(same) > 1 else None))
+    return "; ".join(parts)
+
+
+def explain(
+    approval: Verdict,
+    violations: list[Violation],
+    risks: list[Risk],
+    suggestions: list[Modification],
+) -> str:
+    fixes = summarize(suggestions)
+    if approval in ("rejected", "conditional"):
+        hard = [v for v in violations if v.severity == "hard"] or violations
+        rule_ids = list(dict.fromkeys(v.rule_id for v in hard))
+        ids = join(rule_ids)
+        more = f" (and {len(hard) - 1} more)" if len(hard) > 1 else ""
+        if approval == "rejected":
+            head = f"Rejected: the plan breaks {ids}: {hard[0].message}{more}."
+        else:
+            verb = "is" if len(rule_ids) == 1 else "are"
+            head = f"Conditional: the plan can stand once {ids} {verb} settled: "
+            head += f"{hard[0].message}{more}."
+        tail = f" Suggested: {fixes}." if fixes else " No constraint change can fix this."
+        return head + tail
+    text = "Approved: the plan follows every rule that applies"
+    if risks:
+        kinds = ", ".join(dict.fromkeys(r.kind.replace("_", " ") for r in risks))
+        many = len(risks) != 1
+        text += f"; {len(risks)} risk{'s remain' if many else ' remains'} ({kinds})"
+    return text + "."

@@ -1,0 +1,383 @@
+"""Intake: turn a PlanRequest into an IntakeResult (profile, intent, goals, constraints).
+
+Structured fields of the request win; the free text fills what they leave empty, read by the
+configured backend (the offline rule parser by default, or Gemini). Whatever read the text,
+every program, course and term it names is checked against the catalog here: what does not
+resolve becomes an open question, never a fact. Conflicts between the structured fields and
+the text are noted, not silently dropped.
+"""
+
+from __future__ import annotations
+
+import re
+
+import structlog
+
+from agents.artifacts import (
+    Goals,
+    IntakeResult,
+    OpenQuestion,
+    PlanRequest,
+    StudentConstraints,
+    StudentProfile,
+    TimePreferences,
+)
+from agents.errors import TermError
+from agents.toolbox import Toolbox
+from agents.tools.catalog import Catalog
+from agents.tools.llm import IntakeExtraction
+from agents.tools.student import StudentRecord, check_student_against_catalog
+from agents.tools.terms import Term
+from agents.tools.textparse import (
+    is_relative_target,
+    parse_request_text,
+    resolve_target_phrase,
+    unresolved_field,
+)
+
+log = structlog.get_logger(__name__)
+
+_HHMM = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
+
+
+class _Collector:
+    """Notes and open questions gathered while reading one request."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+        self.questions: list[OpenQuestion] = []
+
+    def ask(self, field: str, question: str, source: str = "") -> None:
+        if not any(q.field == field and q.question == question for q in self.questions):
+            self.questions.append(OpenQuestion(field=field, question=question, source_text=source))
+
+
+def profile_of(student: StudentRecord, catalog: Catalog) -> StudentProfile:
+    """The student's normalized facts, computed from the record and the catalog."""
+    earned = student.units_earned(catalog)
+    current = Term.parse(student.current_term)
+    start = Term.parse(student.start_term)
+    completed = 0
+    t = start if start.season != "summer" else start.next_regular()
+    while t < current:
+        completed += 1
+        t = t.next_regular()
+    return StudentProfile(
+        student_id=student.id,
+        name=student.name,
+        declared_programs=list(student.programs),
+        class_standing=student.class_standing(catalog),
+        units_earned=earned,
+        units_in_progress=student.units_earned(catalog, include_in_progress=True) - earned,
+        gpa=student.computed_gpa(catalog),
+        academic_status=student.academic_status,
+        start_term=student.start_term,
+        current_term=student.current_term,
+        next_term=current.next_regular().code,
+        terms_completed=completed,
+    )
+
+
+def _read_text(request: PlanRequest, tools: Toolbox, c: _Collector) -> tuple[IntakeExtraction, str]:
+    """The extraction from the free text and what produced it ('structured' if no text)."""
+    text = request.text.strip()
+    if not text:
+        return IntakeExtraction(), "structured"
+    student = request.student
+    res = tools.llm.extract_intake(text, catalog=tools.catalog, ledger=tools.ledger)
+    if res.note:
+        c.notes.append(f"text reader: {res.note}")
+    ext = res.value
+    if res.source in ("offline", "offline_fallback"):
+        # The backend's parser cannot know the student's terms; read again with them.
+        ext = parse_request_text(
+            text, tools.catalog, current_term=student.current_term, start_term=student.start_term
+        )
+    elif ext.target_phrase and is_relative_target(ext.target_phrase):
+        # A model's arithmetic on terms is not trusted: recount from the record.
+        got = resolve_target_phrase(
+            ext.target_phrase, start_term=student.start_term, current_term=student.current_term
+        )
+        computed = got[0] if got else None
+        if computed != ext.target_graduation:
+            c.notes.append(
+                f"recounted {ext.target_phrase!r} from the record: {computed or 'unresolved'} "
+                f"(the reader said {ext.target_graduation or 'nothing'})"
+            )
+            ext = ext.model_copy(update={"target_graduation": computed})
+    c.notes.extend(ext.notes)
+    return ext, res.source
+
+
+def _ask_unresolved(
+    request: PlanRequest, ext: IntakeExtraction, intent: str, c: _Collector
+) -> None:
+    given = {
+        "target_graduation": request.target_graduation,
+        "terms_away": request.terms_away,
+        "add_programs": request.add_programs,
+        "include_courses": request.include_courses or request.avoid_courses,
+    }
+    for phrase in ext.unresolved:
+        field = unresolved_field(phrase, request.text)
+        if field == "programs":
+            change = intent in ("add_program", "switch_program")
+            field = "add_programs" if change else "programs"
+        if given.get(field):
+            # The structured field already answers what the phrase was about.
+            c.notes.append(f"left {phrase!r} unread: the request's {field} field gives it")
+            continue
+        c.ask(field, _unresolved_question(field, phrase), phrase)
+
+
+def _unresolved_question(field: str, phrase: str) -> str:
+    return {
+        "programs": f"The request names {phrase!r}, which is not a program in the catalog; "
+        "which program is meant?",
+        "add_programs": f"The request asks to add {phrase!r}, which is not a program in the "
+        "catalog; which program is meant?",
+        "include_courses": f"The request names {phrase!r}, which is not a course in the "
+        "catalog; which course is meant?",
+        "target_graduation": f"The request says {phrase!r}; which term should the plan "
+        "finish by (e.g. 'Spring 2029')?",
+        "terms_away": f"The request says {phrase!r}; which term (e.g. 'Fall 2027') will the "
+        "student be away?",
+    }.get(field, f"What does {phrase!r} in the request mean?")
+
+
+def _term(code: str, field: str, c: _Collector) -> Term | None:
+    try:
+        return Term.parse(code)
+    except TermError as exc:
+        c.ask(field, f"{exc}", code)
+        return None
+
+
+def _programs(
+    request: PlanRequest, ext: IntakeExtraction, catalog: Catalog, c: _Collector
+) -> tuple[list[str], list[str], list[str]]:
+    """(target, added, dropped): declared + added - dropped, each checked against the catalog."""
+    known = catalog.program_by_code
+    declared = [p for p in request.student.programs if p in known]
+    majors = [p for p in declared if known[p].kind == "major"]
+    adds = request.add_programs or ext.add_programs
+    drops = request.drop_programs or ext.drop_programs
+    if request.add_programs and ext.add_programs and set(ext.add_programs) != set(adds):
+        c.notes.append(
+            f"the request lists {', '.join(adds)} to add; the text named "
+            f"{', '.join(ext.add_programs)} (the list wins)"
+        )
+    added: list[str] = []
+    for code in adds:
+        if code not in known:
+            c.ask(
+                "add_programs",
+                f"{code!r} is not a program in the catalog; programs: {', '.join(sorted(known))}",
+                code,
+            )
+        elif code in declared:
+            c.notes.append(f"{code} is already declared; nothing to add")
+            c.ask(
+                "add_programs",
+                f"The student already has {code}; which program should be added instead?",
+                code,
+            )
+        elif code not in added:
+            added.append(code)
+            _check_eligible(code, majors, catalog, c)
+    dropped: list[str] = []
+    for code in drops:
+        if code in declared and code not in dropped:
+            dropped.append(code)
+        else:
+            c.notes.append(f"{code!r} is not a declared program; nothing to drop")
+            c.ask(
+                "drop_programs",
+                f"{code!r} is not one of the student's programs "
+                f"({', '.join(declared)}); which program should be dropped?",
+                code,
+            )
+    return [p for p in declared if p not in dropped] + added, added, dropped
+
+
+def _check_eligible(code: str, majors: list[str], catalog: Catalog, c: _Collector) -> None:
+    prog = catalog.program_by_code[code]
+    barred = sorted(set(prog.excluded_majors) & set(majors))
+    if barred:
+        why = f"{code} is not open to students in {', '.join(barred)}"
+    elif prog.eligible_majors and not set(prog.eligible_majors) & set(majors):
+        why = f"{code} is open only to students in {', '.join(sorted(prog.eligible_majors))}"
+    else:
+        return
+    c.notes.append(f"{why}; kept as a what-if so the audit can show it")
+    c.ask(
+        "add_programs",
+        f"{why}. Choose another program, or ask the department about an exception?",
+        code,
+    )
+
+
+def _intent(request: PlanRequest, ext: IntakeExtraction, c: _Collector) -> tuple[str, str]:
+    if request.intent is not None:
+        if ext.intent is not None and ext.intent != request.intent:
+            c.notes.append(
+                f"the request's intent {request.intent} wins over the text's {ext.intent}"
+            )
+        return request.intent, "structured"
+    if request.add_programs and request.drop_programs:
+        return "switch_program", "structured"
+    if request.add_programs:
+        return "add_program", "structured"
+    if request.question:
+        return "policy_question", "structured"
+    if ext.intent is not None:
+        return ext.intent, "text"
+    c.notes.append("no intent stated or recognized; planning the degree (plan_degree)")
+    return "plan_degree", "default"
+
+
+def _goals(request: PlanRequest, ext: IntakeExtraction, current: Term, c: _Collector) -> Goals:
+    target, reason = request.target_graduation, "the request's target_graduation field"
+    if target and ext.target_graduation and ext.target_graduation != target:
+        c.notes.append(
+            f"the request's target {target} wins over the text's "
+            f"{ext.target_graduation} ({ext.target_phrase!r})"
+        )
+    if target is None and ext.target_graduation:
+        target = ext.target_graduation
+        reason = f"{ext.target_phrase!r} in the request text"
+        if is_relative_target(ext.target_phrase):
+            got = resolve_target_phrase(
+                ext.target_phrase,
+                start_term=request.student.start_term,
+                current_term=current.code,
+            )
+            reason = f"{reason}: {got[1]}" if got else reason
+    if target is not None:
+        t = _term(target, "target_graduation", c)
+        if t is not None and t <= current:
+            c.ask(
+                "target_graduation",
+                f"The target {t.label()} ({t.code}) is not after the "
+                f"current term {current.code}; which later term is meant?",
+                target,
+            )
+            t = None
+        target = t.code if t else None
+    units = request.max_units_per_term or ext.max_units_per_term
+    courses = request.max_courses_per_term or ext.max_courses_per_term
+    return Goals(
+        target_graduation=target,
+        target_reason=reason if target else "",
+        max_units_per_term=units if units and units > 0 else None,
+        max_courses_per_term=courses if courses and courses > 0 else None,
+    )
+
+
+def _constraints(
+    request: PlanRequest, ext: IntakeExtraction, catalog: Catalog, current: Term, c: _Collector
+) -> StudentConstraints:
+    away: list[str] = []
+    for code in [*request.student.terms_away, *(request.terms_away or ext.terms_away)]:
+        t = _term(code, "terms_away", c)
+        if t is not None and t <= current:
+            c.ask(
+                "terms_away",
+                f"{t.code} is not a future term; which term will the student be away?",
+                code,
+            )
+        elif t is not None and t.code not in away:
+            away.append(t.code)
+    away.sort(key=lambda x: Term.parse(x).index)
+    include = _courses(request.include_courses or ext.include_courses, catalog, c)
+    avoid = _courses(request.avoid_courses or ext.avoid_courses, catalog, c)
+    for code in sorted(set(include) & set(avoid)):
+        c.ask("avoid_courses", f"{code} is both wanted and to be avoided; which is it?", code)
+    interests = list(
+        dict.fromkeys([*(request.interests or ext.interests), *request.student.interests])
+    )
+    tp = request.time_preferences
+    prefs = TimePreferences(
+        free_days=tp.free_days or ext.free_days,
+        not_before=tp.not_before or _clock(ext.not_before, c),
+        not_after=tp.not_after or _clock(ext.not_after, c),
+    )
+    return StudentConstraints(
+        terms_away=away,
+        include_courses=include,
+        avoid_courses=avoid,
+        interests=interests,
+        time_preferences=prefs,
+    )
+
+
+def _courses(codes: list[str], catalog: Catalog, c: _Collector) -> list[str]:
+    out: list[str] = []
+    for code in codes:
+        if code not in catalog.course_by_code:
+            c.ask("include_courses", _unresolved_question("include_courses", code), code)
+        elif code not in out:
+            out.append(code)
+    return out
+
+
+def _clock(value: str | None, c: _Collector) -> str | None:
+    if value is None or _HHMM.match(value):
+        return value
+    c.notes.append(f"ignored the time {value!r}: expected 24-hour 'HH:MM'")
+    return None
+
+
+def run(request: PlanRequest, tools: Toolbox) -> IntakeResult:
+    """Read the request against the catalog; see the module docstring."""
+    catalog, student = tools.catalog, request.student
+    c = _Collector()
+    for problem in check_student_against_catalog(student, catalog):
+        c.ask("student", f"The record does not match the catalog: {problem}")
+    profile = profile_of(student, catalog)
+    current = Term.parse(student.current_term)
+    ext, parser = _read_text(request, tools, c)
+    intent, intent_source = _intent(request, ext, c)
+    _ask_unresolved(request, ext, intent, c)
+    target, added, dropped = _programs(request, ext, catalog, c)
+    if intent == "switch_program" and added and not dropped:
+        kinds = {catalog.program_by_code[a].kind for a in added}
+        dropped = [p for p in target if p not in added and catalog.program_by_code[p].kind in kinds]
+        target = [p for p in target if p not in dropped]
+        if dropped:
+            c.notes.append(f"switching to {', '.join(added)} drops {', '.join(dropped)}")
+    asked = any(q.field == "add_programs" for q in c.questions)
+    if intent in ("add_program", "switch_program") and not added and not asked:
+        c.ask(
+            "add_programs",
+            "Which program should be added? None named in the request matches the catalog.",
+        )
+    question = request.question or ext.question
+    if intent == "policy_question" and not question:
+        question = request.text.strip() or None
+        if question is None:
+            c.ask("question", "What is the policy question?")
+    result = IntakeResult(
+        request_id=request.request_id,
+        intent=intent,  # type: ignore[arg-type]
+        intent_source=intent_source,  # type: ignore[arg-type]
+        profile=profile,
+        student=student,
+        target_programs=target,
+        added_programs=added,
+        dropped_programs=dropped,
+        goals=_goals(request, ext, current, c),
+        constraints=_constraints(request, ext, catalog, current, c),
+        question=question,
+        open_questions=c.questions,
+        notes=c.notes,
+        parser=parser,  # type: ignore[arg-type]
+    )
+    log.info(
+        "intake.done",
+        request_id=request.request_id,
+        intent=intent,
+        parser=parser,
+        open_questions=len(c.questions),
+    )
+    return result

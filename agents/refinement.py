@@ -1,0 +1,146 @@
+"""The refinement agent: turns a critique's suggested modifications into the constraint set
+for the next scheduling round, recording every change (field, before, after, reason, rule).
+
+- caps only ever lower a limit and floors only ever raise one, so the loop converges;
+- ``relax_target`` clears the target term: the planner then finds the earliest graduation
+  that fits the new caps, and the critique reports a missed target as a risk;
+- ``needs_approval`` adds the rule id to ``approvals_assumed``: the next critique treats
+  those overload terms as approved-with-risk instead of soft violations;
+- ``avoid_course`` also unpins and un-includes the course, or the set would contradict
+  itself.
+
+A critique whose suggestions leave the constraint set as it was gives ``no_change`` (the
+loop ends instead of spinning); an approved or not-needed critique gives ``not_needed``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+
+from agents.artifacts import (
+    ConstraintChange,
+    ConstraintSet,
+    Critique,
+    IntakeResult,
+    Modification,
+    Refinement,
+    Schedule,
+)
+from agents.critique import describe
+from agents.policy import label, num
+from agents.toolbox import Toolbox
+
+log = structlog.get_logger(__name__)
+
+
+def run(intake: IntakeResult, schedule: Schedule, critique: Critique, tools: Toolbox) -> Refinement:
+    bound = log.bind(request_id=intake.request_id, round=critique.round)
+    if critique.status == "not_needed" or critique.approval in ("approved", "not_needed"):
+        result = Refinement(
+            status="not_needed",
+            round=critique.round,
+            reason=f"the critique's verdict is {critique.approval!r}; nothing to refine",
+        )
+    elif schedule.constraints is None:
+        result = Refinement(
+            status="no_change",
+            round=critique.round,
+            reason="the schedule carries no constraint set to refine",
+        )
+    else:
+        result = refine(schedule.constraints, critique.suggestions, critique.round)
+    bound.info("refinement.done", status=result.status, changes=[c.field for c in result.changes])
+    return result
+
+
+def refine(before: ConstraintSet, suggestions: list[Modification], round: int) -> Refinement:
+    """Apply ``suggestions`` in order to a copy of ``before``."""
+    data = before.model_dump()
+    changes: list[ConstraintChange] = []
+    for mod in suggestions:
+        for fname, value in _apply(data, mod).items():
+            if data[fname] != value:
+                changes.append(
+                    ConstraintChange(
+                        field=fname,
+                        before=data[fname],
+                        after=value,
+                        reason=mod.reason,
+                        rule_id=mod.rule_id,
+                    )
+                )
+                data[fname] = value
+    after = ConstraintSet.model_validate(data)
+    if after == before:
+        asked = "; ".join(describe(m) for m in suggestions)
+        reason = (
+            f"the suggested changes ({asked}) are already in the constraint set"
+            if suggestions
+            else "the critique suggested no change the constraints can express"
+        )
+        return Refinement(status="no_change", round=round, constraints=before, reason=reason)
+    summary = "; ".join(_say(c) for c in changes)
+    return Refinement(
+        status="revised", round=round, changes=changes, constraints=after, reason=summary
+    )
+
+
+def _apply(data: dict[str, Any], mod: Modification) -> dict[str, Any]:
+    """The fields ``mod`` sets, computed from the current ``data`` (not yet written)."""
+    v, term, course = mod.value, mod.term, mod.course
+    general: float = data["max_units_per_term"]
+    caps: dict[str, float] = dict(data["term_max_units"])
+    match mod.action:
+        case "cap_all_terms_units" if v is not None:
+            # A per-term override above the new cap would let that term keep the overload.
+            lowered = {t: min(c, v) for t, c in caps.items()}
+            return {"max_units_per_term": min(general, v), "term_max_units": lowered}
+        case "cap_term_units" if v is not None and term:
+            caps[term] = min(caps.get(term, general), v)
+            return {"term_max_units": caps}
+        case "floor_term_units" if v is not None and term:
+            floors = dict(data["term_min_units"])
+            floors[term] = max(floors.get(term, data["min_units_per_term"]), v)
+            return {"term_min_units": floors}
+        case "cap_courses_per_term" if v is not None:
+            old = data["max_courses_per_term"]
+            return {"max_courses_per_term": int(v if old is None else min(old, v))}
+        case "avoid_course" if course:
+            return {
+                "avoid": sorted({*data["avoid"], course}),
+                "include": [c for c in data["include"] if c != course],
+                "fixed": {c: t for c, t in data["fixed"].items() if c != course},
+            }
+        case "move_course" if course and term:
+            return {"fixed": {**data["fixed"], course: term}}
+        case "relax_target":
+            return {"target_term": None}
+        case "needs_approval":
+            return {"approvals_assumed": sorted({*data["approvals_assumed"], mod.rule_id})}
+    log.warning("refinement.incomplete_suggestion", suggestion=mod.model_dump())
+    return {}
+
+
+def _say(c: ConstraintChange) -> str:
+    if c.field == "target_term":
+        return f"target {label(c.before)} dropped" if c.before else "target dropped"
+    if c.field == "approvals_assumed":
+        return f"assume {', '.join(sorted(set(c.after) - set(c.before)))} approval"
+    if isinstance(c.after, dict):
+        keys = [k for k in {**c.before, **c.after} if c.before.get(k) != c.after.get(k)]
+        return f"{c.field} " + ", ".join(
+            f"{k} {_fmt(c.before.get(k))} -> {_fmt(c.after.get(k))}" for k in keys
+        )
+    if isinstance(c.after, list):
+        added = [x for x in c.after if x not in c.before]
+        removed = [x for x in c.before if x not in c.after]
+        return f"{c.field} " + ", ".join([*(f"+{x}" for x in added), *(f"-{x}" for x in removed)])
+    return f"{c.field} {_fmt(c.before)} -> {_fmt(c.after)}"
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return "none"
+    return num(x) if isinstance(x, float | int) else str(x)

@@ -1,0 +1,222 @@
+"""Scheduling: run the CP-SAT planner with the current constraint set (the student's plus
+what refinement added), pick next-term sections, and check the result with the independent
+verifier. Records what the solver proved and why.
+
+The first round optimizes the student's goal: with a graduation target and no cap of their
+own, the cap is the highest any load rule allows anyone (the overload ceiling), so the
+policy critique - not the planner - decides whether this student may carry it.
+"""
+
+from __future__ import annotations
+
+import structlog
+
+from agents.artifacts import (
+    ConstraintSet,
+    IntakeResult,
+    NextTermSections,
+    RequirementsProposal,
+    Schedule,
+    ScheduledCourse,
+    ScheduledTerm,
+    SectionPick,
+)
+from agents.toolbox import Toolbox
+from agents.tools.planner import PlanConstraints, PlanResult, plan
+from agents.tools.sections import SectionChoice, describe, select_sections
+from agents.tools.terms import Term
+from agents.tools.verifier import verify_plan
+
+log = structlog.get_logger(__name__)
+
+NOT_NEEDED = {
+    "policy_question": "a policy question needs no plan",
+    "check_progress": "a progress check needs no new plan; the audit answers it",
+}
+
+
+def _load_limits(tools: Toolbox) -> tuple[float, float]:
+    """(standard cap, highest cap any rule allows) from the catalog's load rules."""
+    standard = [
+        r.limit
+        for r in tools.catalog.policies
+        if r.kind == "max_units_per_term" and r.limit and not r.applies_when.status_in
+    ]
+    overload = [r.limit for r in tools.catalog.policies if r.kind == "overload" and r.limit]
+    std = min(standard) if standard else 54.0
+    return std, max([std, *overload])
+
+
+def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
+    """The round-1 constraint set: the student's own wishes, nothing from policy yet."""
+    standard, ceiling = _load_limits(tools)
+    goals = intake.goals
+    if goals.max_units_per_term is not None:
+        # A wish above what any rule could allow is planned at the ceiling, not beyond.
+        cap = min(goals.max_units_per_term, ceiling)
+    elif goals.target_graduation is not None:
+        cap = ceiling
+    else:
+        cap = standard
+    return ConstraintSet(
+        max_units_per_term=cap,
+        max_courses_per_term=goals.max_courses_per_term,
+        terms_away=list(intake.constraints.terms_away),
+        target_term=goals.target_graduation,
+        include=list(intake.constraints.include_courses),
+        avoid=list(intake.constraints.avoid_courses),
+    )
+
+
+def to_plan_constraints(cs: ConstraintSet, intake: IntakeResult, tools: Toolbox) -> PlanConstraints:
+    interests: dict[str, float] = {}
+    if intake.constraints.interests:
+        ranked = tools.retriever.rank_courses(
+            intake.constraints.interests, [c.code for c in tools.catalog.courses]
+        )
+        interests = {c: round(s, 3) for c, s in ranked.items() if s > 0}
+    return PlanConstraints(
+        max_units_per_term=cs.max_units_per_term,
+        min_units_per_term=cs.min_units_per_term,
+        term_max_units=dict(cs.term_max_units),
+        term_min_units=dict(cs.term_min_units),
+        max_courses_per_term=cs.max_courses_per_term,
+        terms_away=list(cs.terms_away),
+        target_term=cs.target_term,
+        include=list(cs.include),
+        avoid=list(cs.avoid),
+        fixed=dict(cs.fixed),
+        interests=interests,
+        time_limit_s=tools.settings.planner_time_limit_s,
+    )
+
+
+def run(
+    intake: IntakeResult,
+    proposal: RequirementsProposal,
+    constraints: ConstraintSet | None,
+    round: int,
+    tools: Toolbox,
+) -> Schedule:
+    if intake.intent in NOT_NEEDED:
+        return Schedule(
+            status="not_needed",
+            not_needed_reason=NOT_NEEDED[intake.intent],
+            round=round,
+            solver_status="not_run",
+        )
+    cs = constraints or initial_constraints(intake, tools)
+    pc = to_plan_constraints(cs, intake, tools)
+    programs = _plannable_programs(intake, proposal)
+    result = plan(tools.catalog, intake.student, programs, pc)
+    schedule = _schedule(result, cs, round, intake, tools)
+    if result.status != "infeasible":
+        first = next((t for t in result.terms if t.courses), None)
+        choice: SectionChoice | None = None
+        if first is not None:
+            prefs = intake.constraints.time_preferences
+            choice = select_sections(
+                tools.catalog,
+                first.term,
+                first.courses,
+                free_days=prefs.free_days,
+                not_before=prefs.not_before,
+                not_after=prefs.not_after,
+            )
+            schedule.next_term = _next_term(choice)
+        defects = verify_plan(
+            tools.catalog,
+            intake.student,
+            programs,
+            pc,
+            result,
+            # A clash or an unmet time wish is reported to the critique as a risk, not
+            # counted as a verifier defect; a clean choice is verified.
+            sections=choice
+            if choice is not None and choice.status == "ok" and not choice.free_time_conflicts
+            else None,
+            next_term=first.term if first is not None else None,
+        )
+        schedule.verification = [f"{d.kind}: {d.message}" for d in defects]
+        if defects:
+            log.error(
+                "scheduling.verifier_defects",
+                request=intake.request_id,
+                defects=schedule.verification,
+            )
+    log.info(
+        "scheduling.done",
+        request=intake.request_id,
+        round=round,
+        status=result.status,
+        graduation=result.graduation_term,
+        ms=result.solve_ms,
+    )
+    return schedule
+
+
+def _plannable_programs(intake: IntakeResult, proposal: RequirementsProposal) -> list[str]:
+    """Target programs minus what-if programs the student may not add (critique flags those)."""
+    if proposal.audit is None:
+        return list(intake.target_programs)
+    blocked = {p.code for p in proposal.audit.programs if not p.eligible}
+    return [p for p in intake.target_programs if p not in blocked]
+
+
+def _schedule(
+    result: PlanResult, cs: ConstraintSet, round: int, intake: IntakeResult, tools: Toolbox
+) -> Schedule:
+    catalog = tools.catalog
+    away = set(cs.terms_away) | set(intake.student.terms_away)
+    terms = []
+    for t in result.terms:
+        courses = [
+            ScheduledCourse(
+                course=code,
+                title=catalog.course(code).title,
+                units=catalog.course(code).units,
+                satisfies=result.requirement_of.get(code, ["free elective"]),
+            )
+            for code in t.courses
+        ]
+        terms.append(
+            ScheduledTerm(
+                term=t.term,
+                label=Term.parse(t.term).label(),
+                courses=courses,
+                units=t.units,
+                away=t.term in away and not t.courses,
+            )
+        )
+    return Schedule(
+        status="done",
+        round=round,
+        constraints=cs,
+        solver_status=result.status,
+        terms=terms,
+        graduation_term=result.graduation_term,
+        units_planned=result.units_planned,
+        extra_units=result.extra_units,
+        reasons=[*result.reasons, *result.notes],
+        earliest_feasible_term=result.earliest_feasible_term,
+        solve_ms=result.solve_ms,
+    )
+
+
+def _next_term(choice: SectionChoice) -> NextTermSections:
+    picks = [
+        SectionPick(
+            course=course,
+            section=section,
+            meetings=[describe([m]) for m in choice.meetings.get(course, [])],
+        )
+        for course, section in sorted(choice.sections.items())
+    ]
+    return NextTermSections(
+        term=choice.term,
+        status=choice.status,
+        sections=picks,
+        clashes=[*choice.clashes, *choice.free_time_conflicts],
+        unscheduled=list(choice.unscheduled),
+        alternative=choice.alternative,
+    )

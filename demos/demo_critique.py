@@ -1,0 +1,92 @@
+"""Demo of the policy critique agent: runs intake, requirements and scheduling on a bundled
+request, then the critique, and prints its verdict, violations with their citations, risks
+and suggested modifications.
+
+    python demos/demo_critique.py                    # the 'overload-low-gpa' request
+    python demos/demo_critique.py overload-high-gpa  # any id from demos/requests.jsonl
+    python demos/demo_critique.py --json             # the Critique artifact as JSON
+
+Offline: no key, no network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # runnable from a checkout without installing
+    sys.path.insert(0, str(ROOT))
+
+from agents import critique, intake, requirements, scheduling  # noqa: E402
+from agents.artifacts import Critique, PlanRequest, Schedule  # noqa: E402
+from agents.negotiation import proposal_line  # noqa: E402
+from agents.toolbox import Toolbox  # noqa: E402
+from agents.tools.catalog_io import load_catalog  # noqa: E402
+from pipeline.logs import configure_logging  # noqa: E402
+
+REQUESTS = ROOT / "demos" / "requests.jsonl"
+DEFAULT_ID = "overload-low-gpa"
+
+
+def load_request(request_id: str) -> PlanRequest:
+    with REQUESTS.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip() and json.loads(line).get("request_id") == request_id:
+                return PlanRequest.model_validate_json(line)
+    raise SystemExit(f"no request {request_id!r} in {REQUESTS}; pass an id from that file")
+
+
+def show(schedule: Schedule, verdict: Critique) -> None:
+    wrap = textwrap.TextWrapper(width=96, initial_indent="    ", subsequent_indent="    ")
+    print(f"Proposal (round {schedule.round}): {proposal_line(schedule)}")
+    for t in schedule.terms:
+        courses = ", ".join(c.course for c in t.courses) or "away"
+        print(f"  {t.label:<12} {t.units:>4g} units  {courses}")
+    print(f"\nVerdict: {verdict.approval.upper()}")
+    print(wrap.fill(verdict.explanation))
+    if verdict.violations:
+        print("\nViolations:")
+    for v in verdict.violations:
+        print(f"  [{v.severity}] {v.rule_id} ({v.term or 'whole plan'}): {v.message}")
+    cited = {(v.citation.document, v.citation.section): v.citation for v in verdict.violations}
+    for c in cited.values():
+        print(f"\n  {c.rule_id} is stated in {c.document} / {c.section} ({c.heading}):")
+        print(wrap.fill(f'"{c.quote}"'))
+    if verdict.risks:
+        print("\nRisks:")
+    for r in verdict.risks:
+        print(f"  [{r.kind}] {r.message}")
+    if verdict.suggestions:
+        print("\nSuggested modifications:")
+    for m in verdict.suggestions:
+        where = f" {m.term}" if m.term else ""
+        what = f" {m.course}" if m.course else ""
+        value = f" = {m.value:g}" if m.value is not None else ""
+        print(f"  {m.action}{where}{what}{value}  ({m.rule_id}: {m.reason})")
+    print(f"\nRules checked: {', '.join(verdict.rules_checked) or 'none'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("request_id", nargs="?", default=DEFAULT_ID, help="request to run")
+    parser.add_argument("--json", action="store_true", help="print the Critique as JSON")
+    args = parser.parse_args(argv)
+    configure_logging("warning", stream=sys.stderr)
+    tools = Toolbox(catalog=load_catalog())
+    it = intake.run(load_request(args.request_id), tools)
+    proposal = requirements.run(it, tools)
+    schedule = scheduling.run(it, proposal, None, 1, tools)
+    verdict = critique.run(it, proposal, schedule, tools)
+    if args.json:
+        print(verdict.model_dump_json(indent=2))
+    else:
+        show(schedule, verdict)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,74 @@
+"""Demo of the refinement agent: runs a bundled request to its first critique, refines the
+constraint set from the critique's suggestions, prints every change, then schedules and
+critiques again under the new set to show what the revision bought.
+
+    python demos/demo_refinement.py                    # the 'overload-low-gpa' request
+    python demos/demo_refinement.py overload-high-gpa  # any id from demos/requests.jsonl
+    python demos/demo_refinement.py --json             # the Refinement artifact as JSON
+
+Offline: no key, no network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # runnable from a checkout without installing
+    sys.path.insert(0, str(ROOT))
+
+from agents import critique, intake, refinement, requirements, scheduling  # noqa: E402
+from agents.artifacts import PlanRequest  # noqa: E402
+from agents.negotiation import after_refinement, proposal_line  # noqa: E402
+from agents.toolbox import Toolbox  # noqa: E402
+from agents.tools.catalog_io import load_catalog  # noqa: E402
+from pipeline.logs import configure_logging  # noqa: E402
+
+REQUESTS = ROOT / "demos" / "requests.jsonl"
+DEFAULT_ID = "overload-low-gpa"
+
+
+def load_request(request_id: str) -> PlanRequest:
+    with REQUESTS.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip() and json.loads(line).get("request_id") == request_id:
+                return PlanRequest.model_validate_json(line)
+    raise SystemExit(f"no request {request_id!r} in {REQUESTS}; pass an id from that file")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("request_id", nargs="?", default=DEFAULT_ID, help="request to run")
+    parser.add_argument("--json", action="store_true", help="print the Refinement as JSON")
+    args = parser.parse_args(argv)
+    configure_logging("warning", stream=sys.stderr)
+    tools = Toolbox(catalog=load_catalog())
+    it = intake.run(load_request(args.request_id), tools)
+    proposal = requirements.run(it, tools)
+    first = scheduling.run(it, proposal, None, 1, tools)
+    verdict = critique.run(it, proposal, first, tools)
+    refined = refinement.run(it, first, verdict, tools)
+    if args.json:
+        print(refined.model_dump_json(indent=2))
+        return 0
+    print(f"Round 1: {proposal_line(first)} -> {verdict.approval}")
+    for v in verdict.violations:
+        print(f"  {v.rule_id} ({v.term or 'whole plan'}): {v.message}")
+    print(f"\nRefinement: {refined.status} - {refined.reason}")
+    for c in refined.changes:
+        print(f"  {c.field}: {c.before!r} -> {c.after!r}  ({c.rule_id}: {c.reason})")
+    if after_refinement(refined) != "schedule" or refined.constraints is None:
+        return 0
+    print(f"\nNext constraint set: {refined.constraints.model_dump(exclude_defaults=True)}")
+    second = scheduling.run(it, proposal, refined.constraints, 2, tools)
+    again = critique.run(it, proposal, second, tools)
+    print(f"\nRound 2: {proposal_line(second)} -> {again.approval}")
+    print(f"  {again.explanation}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,272 @@
+"""The workflow context: everything one request's run has produced, checkpointed after
+every stage so a run can stop anywhere and resume without redoing finished work.
+
+Artifacts of the negotiation loop are kept per round (``schedules[0]`` is round 1) so the
+whole history survives, not just the last proposal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.artifacts import (
+    REQUEST_ID_PATTERN,
+    Critique,
+    IntakeResult,
+    NegotiationRound,
+    Outcome,
+    PlanRequest,
+    Recommendation,
+    Refinement,
+    RequirementsProposal,
+    Schedule,
+)
+from agents.tools.llm import LLMLedger
+
+SCHEMA_VERSION = 1
+
+StateName = Literal[
+    "intake", "requirements", "scheduling", "critique", "refinement", "synthesis", "done", "failed"
+]
+StageName = Literal["intake", "requirements", "scheduling", "critique", "refinement", "synthesis"]
+STAGE_NAMES: tuple[StageName, ...] = (
+    "intake",
+    "requirements",
+    "scheduling",
+    "critique",
+    "refinement",
+    "synthesis",
+)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RunConfig(_Model):
+    """The settings that change results; hashed into the configuration fingerprint."""
+
+    backend: str = Field(description="LLM backend name, e.g. 'offline' or 'gemini'.")
+    model: str = Field(description="LLM model name ('rules' for the offline backend).")
+    max_rounds: int = Field(ge=1, description="Negotiation rounds allowed before giving up.")
+    planner_time_limit_s: float = Field(description="CP-SAT time limit per solve, seconds.")
+    horizon_terms: int = Field(description="Terms the planner may look ahead.")
+    stages: str = Field(
+        default="real", description="Stage set: 'real' agents, or 'module:attr' of a fake set."
+    )
+
+    def fingerprint(self) -> str:
+        payload = json.dumps(self.model_dump(mode="json"), sort_keys=True)
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class StageTiming(_Model):
+    """Wall time of one stage attempt."""
+
+    stage: StageName = Field(description="Stage that ran.")
+    round: int = Field(ge=1, description="Negotiation round it ran in.")
+    attempt: int = Field(ge=1, description="Attempt number of this stage (1 = first).")
+    ms: float = Field(ge=0, description="Wall time in milliseconds.")
+    ok: bool = Field(description="False when the stage raised.")
+
+
+class StageErrorRecord(_Model):
+    """A stage that raised: what, where, and the last frames of the traceback."""
+
+    stage: StageName = Field(description="Stage that raised.")
+    round: int = Field(ge=1, description="Negotiation round.")
+    attempt: int = Field(ge=1, description="Attempt number of the stage.")
+    type: str = Field(description="Exception class, e.g. 'PlanningError'.")
+    message: str = Field(description="The exception's message.")
+    traceback: list[str] = Field(
+        default_factory=list, description="Innermost frames as 'file:line in function'."
+    )
+    at: datetime = Field(description="When it happened (UTC).")
+
+
+class WorkflowContext(_Model):
+    """One request's run: state, request, artifacts, negotiation, bookkeeping, fingerprints."""
+
+    schema_version: Literal[1] = Field(
+        default=SCHEMA_VERSION, description="Version of this file format."
+    )
+    request_id: str = Field(pattern=REQUEST_ID_PATTERN, description="Request id (file name).")
+    state: StateName = Field(
+        default="intake", description="Machine state: the next stage to run, done or failed."
+    )
+    failed_stage: StageName | None = Field(
+        default=None, description="Stage that failed; a resumed run re-enters it."
+    )
+    request: PlanRequest = Field(description="The request as received.")
+    intake: IntakeResult | None = Field(default=None, description="Intake stage artifact.")
+    proposal: RequirementsProposal | None = Field(
+        default=None, description="Requirements stage artifact."
+    )
+    schedules: list[Schedule] = Field(
+        default_factory=list, description="Scheduling artifact per round (index 0 = round 1)."
+    )
+    critiques: list[Critique] = Field(
+        default_factory=list, description="Critique artifact per round."
+    )
+    refinements: list[Refinement] = Field(
+        default_factory=list, description="Refinement artifact per round that was refined."
+    )
+    recommendation: Recommendation | None = Field(default=None, description="Synthesis artifact.")
+    negotiation: list[NegotiationRound] = Field(
+        default_factory=list, description="Negotiation history, one entry per round."
+    )
+    round: int = Field(default=1, ge=1, description="Current negotiation round.")
+    attempts: dict[StageName, int] = Field(
+        default_factory=dict, description="Times each stage was started (all rounds)."
+    )
+    timings: list[StageTiming] = Field(
+        default_factory=list, description="Every stage attempt's wall time, in order."
+    )
+    errors: list[StageErrorRecord] = Field(
+        default_factory=list, description="Every stage error, in order."
+    )
+    ledger: LLMLedger = Field(
+        default_factory=LLMLedger, description="Every LLM call, reused on resume."
+    )
+    outcome: Outcome | None = Field(
+        default=None, description="Terminal status decided when the loop ended."
+    )
+    catalog_fingerprint: str = Field(description="sha256 of the catalog the run uses.")
+    config_fingerprint: str = Field(description="sha256 of the run configuration.")
+    config: RunConfig = Field(description="The run configuration itself.")
+    created_at: datetime = Field(default_factory=utc_now, description="First checkpoint (UTC).")
+    updated_at: datetime = Field(default_factory=utc_now, description="Last checkpoint (UTC).")
+
+    # ------------------------------------------------------------------ helpers
+
+    @property
+    def finished(self) -> bool:
+        return self.state == "done"
+
+    def current(self, items: list[Any]) -> Any:
+        """The artifact of the current round in ``items``, or None."""
+        return items[self.round - 1] if len(items) >= self.round else None
+
+    def stage_ms(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for t in self.timings:
+            out[t.stage] = out.get(t.stage, 0.0) + t.ms
+        return out
+
+    def total_ms(self) -> float:
+        return sum(t.ms for t in self.timings)
+
+
+def put_round(items: list[Any], round_: int, artifact: Any) -> None:
+    """Store ``artifact`` as round ``round_``; a rerun of the same round replaces it."""
+    if len(items) >= round_:
+        items[round_ - 1] = artifact
+        del items[round_:]
+    elif len(items) == round_ - 1:
+        items.append(artifact)
+    else:
+        raise ValueError(f"round {round_} stored after only {len(items)} round(s)")
+
+
+def new_context(
+    request: PlanRequest, *, catalog_fingerprint: str, config: RunConfig
+) -> WorkflowContext:
+    now = utc_now()
+    return WorkflowContext(
+        request_id=request.request_id,
+        request=request,
+        catalog_fingerprint=catalog_fingerprint,
+        config_fingerprint=config.fingerprint(),
+        config=config,
+        created_at=now,
+        updated_at=now,
+    )
+
+
+def describe(ctx: WorkflowContext) -> str:
+    """A readable account of a run: stages, negotiation rounds, artifacts, errors."""
+    req = ctx.request
+    out = [
+        f"request {ctx.request_id} - {req.student.name} ({req.student.id})",
+        f"state {ctx.state}"
+        + (f" (failed at {ctx.failed_stage})" if ctx.failed_stage else "")
+        + f", outcome {ctx.outcome or '-'}, round {ctx.round}",
+        f"created {ctx.created_at:%Y-%m-%d %H:%M:%S}Z, updated {ctx.updated_at:%Y-%m-%d %H:%M:%S}Z",
+        f"catalog {ctx.catalog_fingerprint[:12]}, config {ctx.config_fingerprint[:12]} "
+        f"({ctx.config.backend}/{ctx.config.model}, max_rounds {ctx.config.max_rounds}, "
+        f"stages {ctx.config.stages})",
+        "",
+        "stages:",
+    ]
+    for t in ctx.timings:
+        status = "ok" if t.ok else "FAILED"
+        out.append(
+            f"  {t.stage:<13} round {t.round}  attempt {t.attempt}  {t.ms:9.1f} ms  {status}"
+        )
+    if ctx.negotiation:
+        out += ["", "negotiation:"]
+    for n in ctx.negotiation:
+        out.append(
+            f"  round {n.round}: {n.proposal}; graduation {n.graduation_term or '-'}; "
+            f"solver {n.solver_status}; critique {n.approval} -> {n.resolution}"
+        )
+        out += [f"    violation {v}" for v in n.violations]
+        out += [
+            f"    change {c.field}: {c.before!r} -> {c.after!r} ({c.rule_id or '-'}: {c.reason})"
+            for c in n.revision
+        ]
+    out += ["", "artifacts:", *_artifact_lines(ctx)]
+    if ctx.errors:
+        out += ["", "errors:"]
+    for e in ctx.errors:
+        out.append(f"  {e.stage} round {e.round} attempt {e.attempt}: {e.type}: {e.message}")
+        out += [f"    at {frame}" for frame in e.traceback]
+    ledger = ctx.ledger
+    out += [
+        "",
+        f"llm ledger: {len(ledger.calls)} call(s), {ledger.tokens} token(s), "
+        f"{ledger.reused} reused",
+    ]
+    return "\n".join(out)
+
+
+def _artifact_lines(ctx: WorkflowContext) -> list[str]:
+    out = []
+    if ctx.intake:
+        i = ctx.intake
+        out.append(
+            f"  intake: intent {i.intent} ({i.intent_source}), programs "
+            f"{', '.join(i.target_programs) or '-'}, {len(i.open_questions)} open question(s)"
+        )
+    if ctx.proposal:
+        p = ctx.proposal
+        out.append(
+            f"  requirements: {p.status}, {len(p.proposed_courses)} course(s) proposed, "
+            f"{p.remaining_units:g} units remaining"
+        )
+    for s in ctx.schedules:
+        out.append(
+            f"  schedule round {s.round}: {s.status}, solver {s.solver_status}, "
+            f"{len(s.terms)} term(s), graduation {s.graduation_term or '-'}, "
+            f"{s.units_planned:g} units"
+        )
+    for c in ctx.critiques:
+        out.append(
+            f"  critique round {c.round}: {c.approval}, {len(c.violations)} violation(s), "
+            f"{len(c.risks)} risk(s)"
+        )
+    for r in ctx.refinements:
+        out.append(f"  refinement round {r.round}: {r.status}, {len(r.changes)} change(s)")
+    if ctx.recommendation:
+        rec = ctx.recommendation
+        out.append(f"  recommendation: {rec.outcome} - {rec.summary}")
+    return out or ["  (none yet)"]

@@ -1,0 +1,534 @@
+"""Run one request through the machine, from scratch or from its checkpoint.
+
+- The request's lock is held for the whole run, so two runners never work one request.
+- A checkpoint is written after every stage (and once at the start), so finished stages
+  never run again; a run killed mid-stage redoes at most that stage.
+- A stage that raises is recorded (type, message, innermost frames) and the run moves to
+  ``failed``; resuming it re-enters that stage.
+- On SIGINT/SIGTERM (``GracefulStop``) the current stage finishes, the checkpoint is
+  written and ``RunInterrupted`` is raised; a second signal abandons the stage at once
+  (the checkpoint from before it stays valid).
+- A finished run writes ``<out_dir>/<id>.json``, ``.md`` and ``.html`` atomically.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import threading
+import time
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any, Protocol
+
+import structlog
+
+from agents.artifacts import PlanRequest
+from agents.errors import AdvisingError
+from agents.toolbox import Settings, Toolbox
+from agents.tools.llm import LLMBackend, LLMLedger
+from pipeline.context import (
+    RunConfig,
+    StageErrorRecord,
+    StageTiming,
+    WorkflowContext,
+    new_context,
+    utc_now,
+)
+from pipeline.errors import (
+    CheckpointMissingError,
+    FingerprintMismatchError,
+    LockHeldError,
+    MachineDefinitionError,
+    RequestChangedError,
+    RunInterrupted,
+)
+from pipeline.machine import (
+    MACHINE,
+    TERMINAL,
+    AgentSet,
+    Run,
+    StageFn,
+    State,
+    fire,
+    load_agents,
+    real_agents,
+    stage_registry,
+)
+from pipeline.store import CheckpointStore, atomic_write, check_request_id
+
+log = structlog.get_logger(__name__)
+
+OUTPUT_SUFFIXES = (".json", ".md", ".html")
+
+
+class StopFlag(Protocol):
+    def is_set(self) -> bool: ...
+
+
+class ToolboxFactory:
+    """Loads the catalog and builds the LLM backend once; hands each request a Toolbox
+    bound to that request's ledger (the Toolbox is reused so its caches are too)."""
+
+    def __init__(
+        self,
+        *,
+        catalog_path: str | Path | None = None,
+        backend: str = "offline",
+        model: str | None = None,
+        index_dir: Path | None = None,
+        llm: LLMBackend | None = None,
+    ) -> None:
+        from agents.tools.catalog_io import catalog_fingerprint, load_catalog
+        from agents.tools.llm import make_backend
+
+        self.catalog = load_catalog(catalog_path)
+        self.catalog_fingerprint = catalog_fingerprint(catalog_path)
+        self.llm = llm if llm is not None else make_backend(backend, model=model)
+        self.index_dir = index_dir
+        self._toolbox: Toolbox | None = None
+
+    def run_config(self, settings: Settings, stages: str) -> RunConfig:
+        return RunConfig(
+            backend=self.llm.name,
+            model=self.llm.model,
+            max_rounds=settings.max_rounds,
+            planner_time_limit_s=settings.planner_time_limit_s,
+            horizon_terms=settings.horizon_terms,
+            stages=stages,
+        )
+
+    def __call__(self, ledger: LLMLedger, settings: Settings) -> Toolbox:
+        if self._toolbox is None:
+            self._toolbox = Toolbox(
+                catalog=self.catalog, llm=self.llm, settings=settings, index_dir=self.index_dir
+            )
+        self._toolbox.ledger = ledger
+        self._toolbox.settings = settings
+        return self._toolbox
+
+
+class GracefulStop:
+    """First SIGINT/SIGTERM: finish the current stage, then stop. Second: abandon it."""
+
+    def __init__(self, also: StopFlag | None = None) -> None:
+        self._event = threading.Event()
+        self._also = also
+        self.signals = 0
+
+    def is_set(self) -> bool:
+        return self._event.is_set() or (self._also is not None and self._also.is_set())
+
+    def request(self) -> None:
+        self._event.set()
+
+    def handle(self, signum: int, frame: FrameType | None) -> None:
+        self.signals += 1
+        if self.signals == 1:
+            self._event.set()
+            log.warning(
+                "interrupt.requested",
+                signal=signal.Signals(signum).name,
+                note="finishing the current stage; signal again to abandon it",
+            )
+            return
+        raise KeyboardInterrupt
+
+    @contextmanager
+    def installed(self) -> Iterator[GracefulStop]:
+        if threading.current_thread() is not threading.main_thread():
+            yield self  # signals are only delivered to the main thread
+            return
+        old = {s: signal.signal(s, self.handle) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield self
+        finally:
+            for s, handler in old.items():
+                signal.signal(s, handler)
+
+
+def outputs_present(out_dir: Path, request_id: str) -> bool:
+    return all((out_dir / f"{request_id}{suffix}").is_file() for suffix in OUTPUT_SUFFIXES)
+
+
+def write_outputs(ctx: WorkflowContext, agents: AgentSet, out_dir: Path) -> list[Path]:
+    """Render the recommendation to JSON, Markdown and HTML, each written atomically."""
+    rec = ctx.recommendation
+    if rec is None:
+        raise MachineDefinitionError(
+            "done", f"was reached by {ctx.request_id!r} without a recommendation"
+        )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    renders = (agents.to_json, agents.to_markdown, agents.to_html)
+    paths = []
+    for suffix, render in zip(OUTPUT_SUFFIXES, renders, strict=True):
+        path = out_dir / f"{ctx.request_id}{suffix}"
+        atomic_write(path, render(rec).encode("utf-8"))
+        paths.append(path)
+    return paths
+
+
+def _traceback_summary(exc: BaseException, limit: int = 6) -> list[str]:
+    frames = traceback.extract_tb(exc.__traceback__)[-limit:]
+    return [f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in frames]
+
+
+def _check_resume(
+    ctx: WorkflowContext,
+    request: PlanRequest,
+    *,
+    catalog_fp: str,
+    config: RunConfig,
+    force: bool,
+    path: Path,
+) -> WorkflowContext | None:
+    """The context to continue, or None to start again (a changed request, forced)."""
+    if ctx.request != request:
+        if not force:
+            raise RequestChangedError(request.request_id, path)
+        log.warning("resume.request_changed", request_id=request.request_id, action="restart")
+        return None
+    if ctx.state == State.done.value:
+        return ctx  # finished work stands; fingerprints only guard work still to do
+    checks = (
+        ("catalog", ctx.catalog_fingerprint, catalog_fp),
+        ("configuration", ctx.config_fingerprint, config.fingerprint()),
+    )
+    for what, saved, current in checks:
+        if saved == current:
+            continue
+        if not force:
+            raise FingerprintMismatchError(ctx.request_id, what, saved, current, path)
+        log.warning("resume.forced", request_id=ctx.request_id, what=what, saved=saved[:12])
+    ctx.catalog_fingerprint = catalog_fp
+    ctx.config_fingerprint = config.fingerprint()
+    ctx.config = config
+    return ctx
+
+
+def run_request(
+    request: PlanRequest,
+    *,
+    store: CheckpointStore,
+    toolbox_factory: ToolboxFactory,
+    settings: Settings,
+    force: bool = False,
+    agents: AgentSet | None = None,
+    out_dir: Path | None = Path("out"),
+    stop: StopFlag | None = None,
+) -> WorkflowContext:
+    """Run ``request`` to ``done`` or ``failed``, resuming its checkpoint if there is one.
+
+    Raises LockHeldError, FingerprintMismatchError, RequestChangedError, a CheckpointError,
+    or RunInterrupted (checkpoint saved, resumable)."""
+    rid = check_request_id(request.request_id)
+    agents = agents or real_agents()
+    registry = stage_registry(agents)
+    config = toolbox_factory.run_config(settings, agents.name)
+    with store.lock(rid):
+        saved = store.load(rid)
+        ctx = saved
+        if saved is not None:
+            ctx = _check_resume(
+                saved,
+                request,
+                catalog_fp=toolbox_factory.catalog_fingerprint,
+                config=config,
+                force=force,
+                path=store.path(rid),
+            )
+        if ctx is None:
+            ctx = new_context(
+                request, catalog_fingerprint=toolbox_factory.catalog_fingerprint, config=config
+            )
+        if ctx is not saved:
+            store.save(ctx)
+        if ctx.state != State.done.value:
+            tools = toolbox_factory(ctx.ledger, settings)
+            _drive(ctx, agents, registry, tools, store, settings.max_rounds, stop)
+        done = ctx.state == State.done.value
+        if done and out_dir is not None and not outputs_present(out_dir, rid):
+            write_outputs(ctx, agents, out_dir)
+    return ctx
+
+
+def _drive(
+    ctx: WorkflowContext,
+    agents: AgentSet,
+    registry: dict[State, StageFn],
+    tools: Toolbox,
+    store: CheckpointStore,
+    max_rounds: int,
+    stop: StopFlag | None,
+) -> None:
+    run = Run(ctx, agents, max_rounds)
+    MACHINE.add_model(run, initial=run.state)
+    try:
+        if run.state is State.failed:
+            log.info("run.retry", request_id=ctx.request_id, stage=ctx.failed_stage)
+            fire(run, "retry")
+        while run.state not in TERMINAL:
+            if stop is not None and stop.is_set():
+                store.save(ctx)
+                raise RunInterrupted(ctx.request_id, ctx.state)
+            _run_stage(run, registry[run.state], tools, store)
+    finally:
+        MACHINE.remove_model(run)
+    log.info(
+        "run.finished",
+        request_id=ctx.request_id,
+        state=ctx.state,
+        outcome=ctx.outcome if ctx.state == "done" else "failed",
+        rounds=ctx.round,
+        duration_ms=round(ctx.total_ms(), 1),
+    )
+
+
+def _run_stage(run: Run, stage_fn: StageFn, tools: Toolbox, store: CheckpointStore) -> None:
+    ctx = run.ctx
+    stage = run.state
+    attempt = ctx.attempts.get(stage.value, 0) + 1
+    ctx.attempts[stage.value] = attempt
+    round_ = ctx.round
+    started = time.perf_counter()
+    try:
+        stage_fn(ctx, tools)
+        fire(run, "advance")
+    except KeyboardInterrupt:
+        # Abandoned: the checkpoint from before this stage is still the truth.
+        raise RunInterrupted(ctx.request_id, stage.value) from None
+    except Exception as exc:
+        ms = (time.perf_counter() - started) * 1000
+        ctx.timings.append(
+            StageTiming(stage=stage.value, round=round_, attempt=attempt, ms=ms, ok=False)
+        )
+        ctx.errors.append(
+            StageErrorRecord(
+                stage=stage.value,
+                round=round_,
+                attempt=attempt,
+                type=type(exc).__name__,
+                message=str(exc),
+                traceback=_traceback_summary(exc),
+                at=utc_now(),
+            )
+        )
+        ctx.failed_stage = stage.value
+        fire(run, "fail")
+        store.save(ctx)
+        log.error(
+            "stage.failed",
+            request_id=ctx.request_id,
+            stage=stage.value,
+            round=round_,
+            duration_ms=round(ms, 1),
+            outcome="failed",
+            error=f"{type(exc).__name__}: {exc}",
+        )
+        return
+    ms = (time.perf_counter() - started) * 1000
+    ctx.timings.append(
+        StageTiming(stage=stage.value, round=round_, attempt=attempt, ms=ms, ok=True)
+    )
+    ctx.failed_stage = None
+    store.save(ctx)
+    log.info(
+        "stage.done",
+        request_id=ctx.request_id,
+        stage=stage.value,
+        round=round_,
+        duration_ms=round(ms, 1),
+        outcome="ok",
+        next=ctx.state,
+    )
+
+
+# --------------------------------------------------------------------------- jobs
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything a run, a batch or ``resume --all`` needs besides its requests."""
+
+    state_dir: Path = Path("state")
+    out_dir: Path = Path("out")
+    catalog: str | None = None
+    backend: str = "offline"
+    model: str | None = None
+    settings: Settings = field(default_factory=Settings)
+    stages: str = "real"
+    workers: int = 1
+    force: bool = False
+    console_level: str = "warning"
+    log_path: Path | None = None
+
+
+@dataclass(frozen=True)
+class Job:
+    """One unit of batch work: a validated request (as JSON), or a checkpoint to resume."""
+
+    source: str
+    request_json: str | None = None
+    resume_id: str | None = None
+
+
+class _AnyStop:
+    def __init__(self, *flags: StopFlag) -> None:
+        self._flags = flags
+
+    def is_set(self) -> bool:
+        return any(f.is_set() for f in self._flags)
+
+
+class ParentWatch:
+    """Set once the parent process is gone, so an orphaned worker stops at the next stage
+    boundary instead of holding request locks for a batch nobody is waiting for."""
+
+    def __init__(self, parent_pid: int) -> None:
+        self._parent = parent_pid
+
+    def is_set(self) -> bool:
+        return os.getppid() != self._parent
+
+
+class WorkerState:
+    """Runs jobs in one process; loads the catalog and the agents once, on first use."""
+
+    def __init__(self, opts: RunOptions, stop: StopFlag) -> None:
+        self.opts = opts
+        self.stop = stop
+        self.store = CheckpointStore(opts.state_dir)
+        self._factory: ToolboxFactory | None = None
+        self._agents: AgentSet | None = None
+
+    def _tools(self) -> tuple[ToolboxFactory, AgentSet]:
+        if self._factory is None or self._agents is None:
+            self._agents = load_agents(self.opts.stages)
+            self._factory = ToolboxFactory(
+                catalog_path=self.opts.catalog, backend=self.opts.backend, model=self.opts.model
+            )
+        return self._factory, self._agents
+
+    def _skippable(self, request: PlanRequest) -> dict[str, Any] | None:
+        """The checkpoint, read fast, if the request is done with its outputs present."""
+        raw = self.store.read_raw(request.request_id)
+        if (
+            raw is None
+            or raw.get("state") != "done"
+            or not outputs_present(self.opts.out_dir, request.request_id)
+            or raw.get("request") != request.model_dump(mode="json")
+        ):
+            return None
+        return raw
+
+    def process(self, job: Job) -> dict[str, Any]:
+        """Run one job; never raises for a request's own problems (they go in the line)."""
+        started = time.perf_counter()
+        bytes0, ms0 = self.store.bytes_written, self.store.write_ms
+        line: dict[str, Any] = {"id": job.resume_id, "source": job.source, "error": None}
+        ctx: WorkflowContext | None = None
+        try:
+            if job.resume_id is not None:
+                saved = self.store.load(job.resume_id)
+                if saved is None:
+                    raise CheckpointMissingError(job.resume_id, self.opts.state_dir)
+                request = saved.request
+            else:
+                request = PlanRequest.model_validate_json(job.request_json or "")
+            line["id"] = request.request_id
+            raw = self._skippable(request)
+            if raw is not None:
+                return {**line, **_raw_fields(raw), "status": "skipped", "ms": 0.0}
+            factory, agents = self._tools()
+            ctx = run_request(
+                request,
+                store=self.store,
+                toolbox_factory=factory,
+                settings=self.opts.settings,
+                force=self.opts.force,
+                agents=agents,
+                out_dir=self.opts.out_dir,
+                stop=self.stop,
+            )
+            line["status"] = "done" if ctx.state == "done" else "failed"
+            if ctx.state == "failed" and ctx.errors:
+                last = ctx.errors[-1]
+                line["error"] = f"{last.stage}: {last.type}: {last.message}"
+        except LockHeldError as exc:
+            line.update(status="locked", error=str(exc))
+        except RunInterrupted as exc:
+            line.update(status="interrupted", state=exc.state, error=str(exc))
+        except AdvisingError as exc:
+            line.update(status="failed", error=str(exc))
+        except Exception as exc:  # an engine bug must not sink the whole batch
+            log.exception("job.crashed", request_id=line["id"], source=job.source)
+            line.update(status="failed", error=f"{type(exc).__name__}: {exc}")
+        if ctx is not None:
+            line.update(
+                state=ctx.state,
+                outcome=ctx.outcome if ctx.state == "done" else None,
+                rounds=ctx.round,
+                llm_calls=len(ctx.ledger.calls),
+                tokens=ctx.ledger.tokens,
+                stage_ms=ctx.stage_ms(),
+            )
+        line.update(
+            ms=round((time.perf_counter() - started) * 1000, 3),
+            checkpoint_bytes=self.store.bytes_written - bytes0,
+            checkpoint_ms=self.store.write_ms - ms0,
+            rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        )
+        return line
+
+
+def _raw_fields(raw: dict[str, Any]) -> dict[str, Any]:
+    ledger = raw.get("ledger") or {}
+    calls = ledger.get("calls") or []
+    return {
+        "state": raw.get("state"),
+        "outcome": raw.get("outcome"),
+        "rounds": raw.get("round"),
+        "llm_calls": len(calls),
+        "tokens": sum(c.get("input_tokens", 0) + c.get("output_tokens", 0) for c in calls),
+    }
+
+
+_WORKER: WorkerState | None = None
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to SIGKILL this worker when the batch process dies, so a crashed batch
+    leaves no orphan blocked on its task queue. Safe: checkpoints are atomic."""
+    try:
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: ParentWatch still stops busy workers
+        pass
+
+
+def init_worker(opts: RunOptions, event: StopFlag, parent_pid: int) -> None:
+    """Pool initializer: logging, signal handling and the worker's state."""
+    from pipeline.logs import configure_logging
+
+    global _WORKER
+    _die_with_parent()
+    if os.getppid() != parent_pid:  # the parent died before prctl took effect
+        os._exit(1)
+    configure_logging(opts.console_level, json_path=opts.log_path)
+    stop = GracefulStop(also=_AnyStop(event, ParentWatch(parent_pid)))
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, stop.handle)
+    _WORKER = WorkerState(opts, stop)
+
+
+def run_job(job: Job) -> dict[str, Any]:
+    if _WORKER is None:  # pragma: no cover - only without init_worker
+        raise RuntimeError("run_job called in a process without init_worker")
+    return _WORKER.process(job)

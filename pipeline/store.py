@@ -1,0 +1,244 @@
+"""The checkpoint store: one ``<state_dir>/<request_id>.json`` per request, and a lock.
+
+Atomicity: a checkpoint is written to a temp file in the same directory, flushed and
+fsynced, then ``os.replace``-d over the old one and the directory is fsynced, so a reader
+(or a run killed with SIGKILL) sees either the previous checkpoint or the new one, never a
+half-written file. A file that still cannot be read is moved aside to
+``<id>.json.corrupt-<n>`` and reported, never overwritten.
+
+Locking: ``fcntl.flock`` on ``<id>.lock`` (non-blocking). The kernel frees the lock when
+the holder exits, however it exits, so a crashed runner never leaves a stale lock; the
+holder writes its pid, host and start time into the file for the error message. Lock files
+are left in place: deleting one would let two runners lock two different inodes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import socket
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import structlog
+from pydantic import ValidationError
+
+from agents.artifacts import REQUEST_ID_PATTERN
+from pipeline.context import SCHEMA_VERSION, WorkflowContext, utc_now
+from pipeline.errors import (
+    CheckpointVersionError,
+    CorruptCheckpointError,
+    LockHeldError,
+    UnsafeRequestIdError,
+)
+
+log = structlog.get_logger(__name__)
+
+_ID_RE = re.compile(REQUEST_ID_PATTERN)
+# Names the filesystem or our own files treat specially, even though the pattern allows them.
+_RESERVED = {"con", "prn", "aux", "nul", "batch-summary"}
+
+
+def check_request_id(request_id: object) -> str:
+    """``request_id`` if it is a safe file name, else UnsafeRequestIdError (no I/O done)."""
+    if (
+        not isinstance(request_id, str)
+        or not _ID_RE.fullmatch(request_id)
+        or ".." in request_id
+        or request_id.endswith(".")
+        or request_id.lower() in _RESERVED
+    ):
+        raise UnsafeRequestIdError(request_id)
+    return request_id
+
+
+def dump_context(ctx: WorkflowContext) -> bytes:
+    return ctx.model_dump_json().encode("utf-8")
+
+
+def load_context(data: bytes | str) -> WorkflowContext:
+    return WorkflowContext.model_validate_json(data)
+
+
+def temp_path(path: Path) -> Path:
+    """The one temp file used to write ``path``. A fixed name is safe because only the
+    request's lock holder writes its files, and it means a writer killed mid-write leaves
+    at most one stale temp file, overwritten or removed by the next holder."""
+    return path.with_name(f".{path.name}.tmp")
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so that readers never see a partial file."""
+    tmp = temp_path(path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    fsync_dir(path.parent)
+
+
+def fsync_dir(directory: Path) -> None:
+    dfd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
+
+@dataclass
+class RequestLock:
+    """A held lock; release with ``release()`` or use as a context manager."""
+
+    request_id: str
+    path: Path
+    fd: int
+
+    def release(self) -> None:
+        if self.fd >= 0:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> RequestLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+@dataclass
+class CheckpointStore:
+    """Checkpoints under ``root``; created on first write."""
+
+    root: Path
+    bytes_written: int = field(default=0, compare=False)
+    write_ms: float = field(default=0.0, compare=False)
+
+    def path(self, request_id: str) -> Path:
+        return self.root / f"{check_request_id(request_id)}.json"
+
+    def lock_path(self, request_id: str) -> Path:
+        return self.root / f"{check_request_id(request_id)}.lock"
+
+    def exists(self, request_id: str) -> bool:
+        return self.path(request_id).exists()
+
+    # ------------------------------------------------------------------ read / write
+
+    def save(self, ctx: WorkflowContext) -> int:
+        """Write ``ctx`` atomically (stamping ``updated_at``); returns the bytes written."""
+        path = self.path(ctx.request_id)
+        started = time.perf_counter()
+        ctx.updated_at = utc_now()
+        data = dump_context(ctx)
+        self.root.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, data)
+        self.bytes_written += len(data)
+        self.write_ms += (time.perf_counter() - started) * 1000
+        return len(data)
+
+    def load(self, request_id: str) -> WorkflowContext | None:
+        """The checkpoint, None if there is none; CorruptCheckpointError if unreadable."""
+        path = self.path(request_id)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise self._move_aside(path, f"cannot read: {exc.strerror}") from None
+        try:
+            raw = json.loads(data)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise self._move_aside(path, f"not valid JSON: {exc}") from None
+        if not isinstance(raw, dict):
+            raise self._move_aside(path, f"expected a JSON object, got {type(raw).__name__}")
+        version = raw.get("schema_version")
+        if version != SCHEMA_VERSION and isinstance(version, int):
+            raise CheckpointVersionError(path, version, SCHEMA_VERSION)
+        try:
+            ctx = WorkflowContext.model_validate(raw)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise self._move_aside(
+                path, f"{exc.error_count()} invalid field(s), first {where}: {first['msg']}"
+            ) from None
+        if ctx.request_id != request_id:
+            raise self._move_aside(path, f"it holds request {ctx.request_id!r}")
+        return ctx
+
+    def _move_aside(self, path: Path, reason: str) -> CorruptCheckpointError:
+        n = 1
+        while True:
+            target = path.with_name(f"{path.name}.corrupt-{n}")
+            try:
+                # link + unlink instead of rename: never clobbers an earlier corrupt copy.
+                os.link(path, target)
+            except FileExistsError:
+                n += 1
+                continue
+            os.unlink(path)
+            break
+        fsync_dir(path.parent)
+        log.error("checkpoint.corrupt", path=str(path), moved_to=str(target), reason=reason)
+        return CorruptCheckpointError(path, target, reason)
+
+    def ids(self) -> Iterator[str]:
+        """Request ids with a checkpoint, sorted."""
+        if not self.root.is_dir():
+            return
+        names = sorted(e.name for e in os.scandir(self.root) if e.name.endswith(".json"))
+        for name in names:
+            rid = name[: -len(".json")]
+            if _ID_RE.fullmatch(rid) and ".." not in rid:
+                yield rid
+
+    def read_raw(self, request_id: str) -> dict[str, object] | None:
+        """The checkpoint as plain JSON (fast, unvalidated) for listings; None if unreadable."""
+        try:
+            raw = json.loads(self.path(request_id).read_bytes())
+        except (OSError, ValueError):
+            return None
+        return raw if isinstance(raw, dict) else None
+
+    # ------------------------------------------------------------------ locking
+
+    def lock(self, request_id: str) -> RequestLock:
+        """Take the request's lock or raise LockHeldError naming the holder."""
+        path = self.lock_path(request_id)
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _read_holder(fd)
+            os.close(fd)
+            raise LockHeldError(request_id, holder, path) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        info = {"pid": os.getpid(), "host": socket.gethostname(), "since": utc_now().isoformat()}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(info).encode("utf-8"), 0)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp_path(self.path(request_id)))  # left by a holder that was killed
+        return RequestLock(request_id, path, fd)
+
+
+def _read_holder(fd: int) -> str:
+    try:
+        info = json.loads(os.pread(fd, 4096, 0) or b"{}")
+        return f"pid {info['pid']} on {info['host']} since {info['since']}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "holder unknown: its lock file is still being written"
