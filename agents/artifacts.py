@@ -492,6 +492,9 @@ class Recommendation(Artifact):
     letter_source: Literal["template", "gemini", "template_fallback"] = Field(
         description="What wrote the letter."
     )
+    letter_note: str = Field(
+        default="", description="Why the template was used instead of the model, if it was."
+    )
 
 
 ARTIFACT_MODELS: dict[str, type[Artifact]] = {

@@ -51,15 +51,23 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
     """The round-1 constraint set: the student's own wishes, nothing from policy yet."""
     standard, ceiling = _load_limits(tools)
     goals = intake.goals
+    term_caps: dict[str, float] = {}
     if goals.max_units_per_term is not None:
         # A wish above what any rule could allow is planned at the ceiling, not beyond.
-        cap = min(goals.max_units_per_term, ceiling)
+        wish = min(goals.max_units_per_term, ceiling)
+        if intake.intent == "plan_next_term":
+            # "At most 27 units next semester" limits that term, not the rest of the degree.
+            term_caps[intake.profile.next_term] = wish
+            cap = ceiling if goals.target_graduation is not None else standard
+        else:
+            cap = wish
     elif goals.target_graduation is not None:
         cap = ceiling
     else:
         cap = standard
     return ConstraintSet(
         max_units_per_term=cap,
+        term_max_units=term_caps,
         max_courses_per_term=goals.max_courses_per_term,
         terms_away=list(intake.constraints.terms_away),
         target_term=goals.target_graduation,

@@ -395,7 +395,11 @@ def run(
     )
     result = tools.llm.write_letter(draft, ledger=tools.ledger)
     rec = draft.model_copy(
-        update={"letter": result.value, "letter_source": LETTER_SOURCE[result.source]}
+        update={
+            "letter": result.value,
+            "letter_source": LETTER_SOURCE[result.source],
+            "letter_note": result.note,
+        }
     )
     log.info(
         "synthesis.done",
