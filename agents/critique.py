@@ -37,6 +37,7 @@ from agents.artifacts import (
 )
 from agents.policy import Cite, PlanCheck, check_plan, join, label, num
 from agents.toolbox import Toolbox
+from agents.tools.catalog import CourseRequirement, RequirementNode
 from agents.tools.prereq import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode
 from agents.tools.terms import Term
 
@@ -225,6 +226,8 @@ def _offerings(ctx: PlanCheck) -> list[Risk]:
             course = ctx.catalog.course_by_code.get(sc.course)
             if course is None or course.offered.years == "every":
                 continue
+            if not _named_requirement(ctx, sc.satisfies, sc.course):
+                continue  # an elective slipping has every-year substitutes
             start = Term.parse(t.term)
             nxt = next(
                 (
@@ -246,6 +249,22 @@ def _offerings(ctx: PlanCheck) -> list[Risk]:
                 )
             )
     return risks
+
+
+def _named_requirement(ctx: PlanCheck, satisfies: list[str], code: str) -> bool:
+    """Whether the course fills a requirement that names it alone (no substitute)."""
+    for key in satisfies:
+        program, _, req_id = key.partition("/")
+        prog = ctx.catalog.program_by_code.get(program)
+        if prog is None:
+            continue
+        stack: list[RequirementNode] = [prog.requirement]
+        while stack:
+            node = stack.pop()
+            if node.id == req_id and isinstance(node, CourseRequirement):
+                return node.course == code
+            stack.extend(getattr(node, "children", []))
+    return False
 
 
 # --------------------------------------------------------------------------- explanation

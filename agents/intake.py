@@ -333,7 +333,9 @@ def run(request: PlanRequest, tools: Toolbox) -> IntakeResult:
     catalog, student = tools.catalog, request.student
     c = _Collector()
     for problem in check_student_against_catalog(student, catalog):
-        c.ask("student", f"The record does not match the catalog: {problem}")
+        # An unknown declared program leaves it unclear what to plan for: that blocks.
+        field = "programs" if problem.startswith("$.programs") else "student"
+        c.ask(field, f"The record does not match the catalog: {problem}")
     profile = profile_of(student, catalog)
     current = Term.parse(student.current_term)
     ext, parser = _read_text(request, tools, c)

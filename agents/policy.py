@@ -201,6 +201,8 @@ def load_limit(
         why = f"even with {over.requires_approval or 'advisor'} approval"
     elif std.kind == "probation_max_units":
         why = STATUS_WORDS["probation"]
+    elif std.applies_when.status_in:
+        why = STATUS_WORDS[status]
     else:
         why = _why_no_overload(catalog, std, gpa=gpa, standing=standing, status=status)
     allowed = over.limit if over is not None and over.limit is not None else std.limit
@@ -391,7 +393,20 @@ def check_min_load(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
     assert rule.limit is not None
     terms = [t for t in ctx.enrolled_terms if Term.parse(t.term).season != "summer"]
     final = ctx.schedule.graduation_term or (terms[-1].term if terms else None)
-    middle = [t for t in terms if t.term != final]
+    standings = standings_by_term(ctx.catalog, ctx.profile, ctx.schedule.terms)
+
+    def can_be_full_time(term: str) -> bool:
+        # A student whose load limit is below the full-time minimum (e.g. while suspended)
+        # cannot be full-time; the load rule, not this one, speaks for that term.
+        lim = load_limit(
+            ctx.catalog,
+            gpa=ctx.profile.gpa,
+            standing=standings.get(term, ctx.profile.class_standing),
+            status=ctx.profile.academic_status,
+        )
+        return lim is None or lim.allowed >= (rule.limit or 0)
+
+    middle = [t for t in terms if t.term != final and can_be_full_time(t.term)]
     light = [t for t in middle if t.units < rule.limit]
     for t in light:
         msg = (

@@ -65,9 +65,21 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
         cap = ceiling
     else:
         cap = standard
+    fixed: dict[str, str] = {}
+    if intake.intent == "plan_next_term":
+        # Courses asked for in a next-term request are wanted in that term; a section clash
+        # between them is then reported, not quietly planned away.
+        nxt = Term.parse(intake.profile.next_term)
+        fixed = {
+            code: nxt.code
+            for code in intake.constraints.include_courses
+            if code in tools.catalog.course_by_code
+            and tools.catalog.course(code).offered.offered_in(nxt)
+        }
     return ConstraintSet(
         max_units_per_term=cap,
         term_max_units=term_caps,
+        fixed=fixed,
         max_courses_per_term=goals.max_courses_per_term,
         terms_away=list(intake.constraints.terms_away),
         target_term=goals.target_graduation,
@@ -114,6 +126,18 @@ def run(
             solver_status="not_run",
         )
     cs = constraints or initial_constraints(intake, tools)
+    if cs.max_units_per_term <= 0:
+        # A zero cap (e.g. no registration while suspended) leaves nothing to solve.
+        return Schedule(
+            status="done",
+            round=round,
+            constraints=cs,
+            solver_status="infeasible",
+            reasons=[
+                f"every term is capped at {cs.max_units_per_term:g} units, so no term can "
+                "take a course and the remaining requirements cannot be planned"
+            ],
+        )
     pc = to_plan_constraints(cs, intake, tools)
     programs = _plannable_programs(intake, proposal)
     result = plan(tools.catalog, intake.student, programs, pc)

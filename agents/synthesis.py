@@ -211,7 +211,11 @@ def collect_risks(schedule: Schedule, critique: Critique) -> list[Risk]:
     critique did not already state."""
     risks = list(critique.risks)
     said = {r.message for r in risks}
+    # The critique states consent per course and term; the planner's note says the same.
+    covered = {r.kind for r in risks} & {"consent_needed"}
     for reason in schedule.reasons:
+        if _reason_kind(reason) in covered:
+            continue
         if reason not in said:
             risks.append(Risk.model_validate({"kind": _reason_kind(reason), "message": reason}))
             said.add(reason)

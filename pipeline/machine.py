@@ -389,10 +389,10 @@ class Run:
             return  # nothing was proposed, so nothing was negotiated
         if refinement is not None:
             resolution = "no_change"
+        elif ctx.outcome == "infeasible" or schedule.solver_status == "infeasible":
+            resolution = "infeasible"
         elif critique.approval in ("approved", "not_needed"):
             resolution = "approved"
-        elif ctx.outcome == "infeasible":
-            resolution = "infeasible"
         else:
             resolution = "max_rounds"
         entry = self.agents.make_round(schedule, critique, refinement, resolution)
