@@ -1,0 +1,396 @@
+"""Quality metrics of one scenario run, and of the suite.
+
+Per scenario (``evaluate``):
+
+- outcome and graduation term against the label;
+- violations: the rule ids every round's critique reported against the labeled set; an
+  expected *hard* violation that no round reported is a miss that fails the suite;
+- validity: the final plan re-checked by the independent verifier
+  (``agents.tools.verifier.verify_plan``) under the final constraint set rebuilt with
+  ``agents.scheduling.to_plan_constraints``, with the next-term sections whenever the
+  pipeline says they are clash-free;
+- optimality: the planner re-run on the final constraints (its proven optimum), and the
+  simple lower bound of ``eval.bounds`` (remaining units at the heaviest allowed load, the
+  longest chain of prerequisites still to take);
+- citations: every violation's, risk's and recommendation citation names the section its
+  rule cites in the catalog and quotes it exactly; the labeled sections are cited;
+- open questions: the labeled fields are asked.
+
+``summarize`` folds the per-scenario results into the suite's numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.artifacts import CitationRef, IntakeResult, RequirementsProposal, Schedule
+from agents.scheduling import to_plan_constraints
+from agents.toolbox import Toolbox
+from agents.tools.catalog import Catalog
+from agents.tools.planner import PlannedTerm, plan
+from agents.tools.verifier import verify_plan
+from eval.bounds import enrolled_terms_between, lower_bound
+
+if TYPE_CHECKING:
+    from eval.suite import ScenarioRun
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ScenarioResult(_Model):
+    """One scenario's run measured against its label."""
+
+    id: str = Field(description="Scenario id.")
+    category: str = Field(description="Scenario category.")
+    expected_outcome: str = Field(description="Labeled outcome.")
+    outcome: str = Field(description="Outcome got: a terminal status, 'rejected' or 'failed'.")
+    outcome_ok: bool = Field(description="Outcome (and for rejections the JSON path) matches.")
+    expected_graduation: str = Field(description="Labeled graduation term, 'none' or 'any'.")
+    graduation: str = Field(description="Graduation term of the final plan, or 'none'.")
+    graduation_ok: bool | None = Field(description="Matches the label; None when 'any'.")
+    rounds: int = Field(description="Negotiation rounds run.")
+    violations_expected: list[str] = Field(description="Labeled rule ids.")
+    violations_found: list[str] = Field(description="Rule ids reported in any round.")
+    violations_missed: list[str] = Field(description="Labeled but never reported.")
+    violations_unexpected: list[str] = Field(description="Reported but not labeled.")
+    hard_missed: list[str] = Field(description="Missed rule ids whose rule is hard.")
+    citations_checked: int = Field(description="Citations checked against the catalog.")
+    citation_errors: list[str] = Field(description="Citations that name the wrong text.")
+    sections_expected: list[str] = Field(description="Labeled 'document/section' ids.")
+    sections_missing: list[str] = Field(description="Labeled sections not cited.")
+    open_questions_expected: list[str] = Field(description="Labeled open-question fields.")
+    open_questions_found: list[str] = Field(description="Open-question fields asked.")
+    open_questions_missing: list[str] = Field(description="Labeled fields not asked.")
+    risks_expected: list[str] = Field(description="Labeled risk kinds.")
+    risks_found: list[str] = Field(description="Risk kinds in the recommendation.")
+    risks_missing: list[str] = Field(description="Labeled risk kinds not named.")
+    plan_checked: bool = Field(description="A final plan existed and was verified.")
+    defects: list[str] = Field(description="Verifier defects of the final plan.")
+    defects_any_round: int = Field(description="Defects the pipeline logged in any round.")
+    solver_status: str = Field(description="Solver status of the final schedule.")
+    resolved_graduation: str | None = Field(
+        description="Graduation of the planner re-run on the final constraints."
+    )
+    optimum_match: bool | None = Field(description="Plan graduates when the re-run does.")
+    lower_bound: str | None = Field(description="Earliest graduation the simple bound allows.")
+    gap_terms: int | None = Field(description="Enrolled terms between bound and graduation.")
+    invalid_message: str | None = Field(description="The validator's message, if rejected.")
+    error: str | None = Field(description="Why the run failed, if it did.")
+    ms: float = Field(description="Pipeline wall time in milliseconds.")
+    digest: str = Field(description="sha256 of the run without wall-clock values.")
+
+
+# --------------------------------------------------------------------------- per scenario
+
+
+def evaluate(run: ScenarioRun, tools: Toolbox, *, resolve: bool = True) -> ScenarioResult:
+    """Measure ``run`` against its scenario's label (``resolve``: re-run the planner)."""
+    s, exp = run.scenario, run.scenario.expect
+    catalog = tools.catalog
+    r = _Partial()
+    if run.invalid is not None:
+        outcome = "rejected"
+        path_ok = exp.invalid_path is None or run.invalid.startswith(f"{exp.invalid_path}:")
+        outcome_ok = exp.outcome == "rejected" and path_ok
+    else:
+        outcome, outcome_ok = "failed", False
+        if run.ctx is not None:
+            _run_checks(r, run, tools, resolve)
+            if run.ctx.recommendation is not None:
+                outcome = run.ctx.recommendation.outcome
+                outcome_ok = outcome == exp.outcome
+    missed = [x for x in exp.violations if x not in r.found]
+    rule = catalog.rule_by_id
+    return ScenarioResult(
+        id=s.id,
+        category=s.category,
+        expected_outcome=exp.outcome,
+        outcome=outcome,
+        outcome_ok=outcome_ok,
+        expected_graduation=exp.graduation,
+        graduation=r.graduation,
+        graduation_ok=None if exp.graduation == "any" else r.graduation == exp.graduation,
+        rounds=r.rounds,
+        violations_expected=sorted(exp.violations),
+        violations_found=r.found,
+        violations_missed=missed,
+        violations_unexpected=[x for x in r.found if x not in exp.violations],
+        hard_missed=[x for x in missed if x in rule and rule[x].severity == "hard"],
+        citations_checked=r.cited_checked,
+        citation_errors=r.cite_errors,
+        sections_expected=list(exp.cited_sections),
+        sections_missing=r.sections_missing,
+        open_questions_expected=sorted(exp.open_questions),
+        open_questions_found=r.questions,
+        open_questions_missing=[q for q in exp.open_questions if q not in r.questions],
+        risks_expected=sorted(exp.risks),
+        risks_found=r.risks,
+        risks_missing=[k for k in exp.risks if k not in r.risks],
+        plan_checked=r.plan_checked,
+        defects=r.defects,
+        defects_any_round=r.defects_any,
+        solver_status=r.solver,
+        resolved_graduation=r.resolved,
+        optimum_match=r.optimum_match,
+        lower_bound=r.lower_bound,
+        gap_terms=r.gap,
+        invalid_message=run.invalid,
+        error=run.error,
+        ms=round(run.ms, 1),
+        digest=run.digest,
+    )
+
+
+@dataclass
+class _Partial:
+    rounds: int = 0
+    found: list[str] = field(default_factory=list)
+    cited_checked: int = 0
+    cite_errors: list[str] = field(default_factory=list)
+    sections_missing: list[str] = field(default_factory=list)
+    questions: list[str] = field(default_factory=list)
+    risks: list[str] = field(default_factory=list)
+    graduation: str = "none"
+    solver: str = "not_run"
+    plan_checked: bool = False
+    defects: list[str] = field(default_factory=list)
+    defects_any: int = 0
+    resolved: str | None = None
+    optimum_match: bool | None = None
+    lower_bound: str | None = None
+    gap: int | None = None
+
+
+def _run_checks(r: _Partial, run: ScenarioRun, tools: Toolbox, resolve: bool) -> None:
+    """Everything measured on a pipeline run: what every round reported, what the
+    recommendation says, and the final plan (a failed run is measured as far as it got)."""
+    ctx, exp, catalog = run.ctx, run.scenario.expect, tools.catalog
+    assert ctx is not None
+    r.rounds = len(ctx.schedules)
+    r.found = sorted({v.rule_id for c in ctx.critiques for v in c.violations})
+    cites = [v.citation for c in ctx.critiques for v in c.violations]
+    cites += [k.citation for c in ctx.critiques for k in c.risks if k.citation]
+    rec = ctx.recommendation
+    if rec is not None:
+        cites += [*rec.citations, *(v.citation for v in rec.violations)]
+        cites += [k.citation for k in rec.risks if k.citation]
+        cited = {f"{c.document}/{c.section}" for c in rec.citations}
+        r.sections_missing = [x for x in exp.cited_sections if x not in cited]
+        r.questions = sorted({q.field for q in rec.open_questions})
+        r.risks = sorted({k.kind for k in rec.risks})
+        r.graduation = rec.graduation_term or "none"
+    else:
+        r.sections_missing = list(exp.cited_sections)
+    r.cited_checked, r.cite_errors = len(cites), _citation_errors(catalog, cites)
+    final = ctx.schedules[-1] if ctx.schedules else None
+    r.defects_any = sum(len(x.verification) for x in ctx.schedules)
+    if final is not None and ctx.intake is not None and ctx.proposal is not None:
+        r.solver = final.solver_status
+        _plan_checks(r, final, ctx.intake, ctx.proposal, tools, resolve)
+
+
+def _citation_errors(catalog: Catalog, cites: Sequence[CitationRef]) -> list[str]:
+    """Citations that are not the catalog's text: a rule's citation must be the section the
+    rule cites; every quote must be that section's text, word for word."""
+    errors: list[str] = []
+    for c in cites:
+        where = f"{c.document}/{c.section}"
+        if c.rule_id is not None:
+            rule = catalog.rule_by_id.get(c.rule_id)
+            if rule is None:
+                errors.append(f"{c.rule_id}: not a rule in the catalog")
+                continue
+            want = f"{rule.citation.document}/{rule.citation.section}"
+            if where != want:
+                errors.append(f"{c.rule_id}: cites {where}, the rule is stated in {want}")
+                continue
+        doc = catalog.document_by_id.get(c.document)
+        section = next((x for x in doc.sections if x.id == c.section), None) if doc else None
+        if section is None:
+            errors.append(f"{where}: no such section in the catalog")
+        elif c.quote != section.text:
+            errors.append(f"{where}: the quote is not the section's text")
+    return errors
+
+
+@dataclass
+class _Plan:
+    """A Schedule seen through the verifier's PlanLike protocol."""
+
+    terms: list[PlannedTerm]
+    graduation_term: str | None
+
+
+@dataclass
+class _Sections:
+    """Next-term sections seen through the verifier's SectionsLike protocol."""
+
+    term: str
+    sections: dict[str, str]
+    free_days: list[str]
+    not_before: str | None
+    not_after: str | None
+
+
+def plannable_programs(intake: IntakeResult, proposal: RequirementsProposal) -> list[str]:
+    """The programs the plan is for: targets without what-if programs the student may not
+    add (the critique reports those; no plan is made for them)."""
+    blocked = set()
+    if proposal.audit is not None:
+        blocked = {p.code for p in proposal.audit.programs if not p.eligible}
+    return [p for p in intake.target_programs if p not in blocked]
+
+
+def _plan_checks(
+    r: _Partial,
+    final: Schedule,
+    intake: IntakeResult,
+    proposal: RequirementsProposal,
+    tools: Toolbox,
+    resolve: bool,
+) -> None:
+    if final.status != "done" or final.solver_status not in ("optimal", "feasible"):
+        return
+    if final.constraints is None or intake.student is None:
+        r.plan_checked, r.defects = True, ["the final schedule has no constraint set"]
+        return
+    student, programs = intake.student, plannable_programs(intake, proposal)
+    pc = to_plan_constraints(final.constraints, intake, tools)
+    the_plan = _Plan(
+        terms=[
+            PlannedTerm(term=t.term, courses=[c.course for c in t.courses], units=t.units)
+            for t in final.terms
+        ],
+        graduation_term=final.graduation_term,
+    )
+    nt, prefs = final.next_term, intake.constraints.time_preferences
+    sections = None
+    if nt is not None and nt.status == "ok" and not nt.clashes:
+        sections = _Sections(
+            term=nt.term,
+            sections={p.course: p.section for p in nt.sections},
+            free_days=list(prefs.free_days),
+            not_before=prefs.not_before,
+            not_after=prefs.not_after,
+        )
+    defects = verify_plan(
+        tools.catalog,
+        student,
+        programs,
+        pc,
+        the_plan,
+        sections=sections,
+        next_term=nt.term if nt is not None else None,
+    )
+    r.plan_checked = True
+    r.defects = [f"{d.kind} ({d.term or '-'}): {d.message}" for d in defects]
+    grad = final.graduation_term
+    bound = lower_bound(tools.catalog, student, programs, pc)
+    r.lower_bound = bound
+    if grad is not None and bound is not None:
+        r.gap = enrolled_terms_between(bound, grad, student, pc)
+    if resolve:
+        again = plan(tools.catalog, student, programs, pc)
+        r.resolved = again.graduation_term
+        r.optimum_match = again.graduation_term == grad
+
+
+# --------------------------------------------------------------------------- the suite
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def summarize(
+    results: Sequence[ScenarioResult],
+    *,
+    wall_s: float,
+    determinism: dict[str, bool] | None = None,
+) -> dict[str, object]:
+    """The suite's numbers. ``determinism`` maps re-run scenario ids to whether the second
+    run was byte-identical apart from wall-clock values (None: not checked)."""
+    ran = [r for r in results if r.outcome != "rejected" and r.expected_outcome != "rejected"]
+    labeled_grad = [r for r in results if r.graduation_ok is not None]
+    plans = [r for r in results if r.plan_checked]
+    resolved = [r for r in plans if r.optimum_match is not None]
+    bounded = [r for r in plans if r.gap_terms is not None]
+    expected_v = sum(len(r.violations_expected) for r in results)
+    found_v = sum(len(r.violations_found) for r in results)
+    cites = sum(r.citations_checked for r in results)
+    cite_err = sum(len(r.citation_errors) for r in results)
+    sections = sum(len(r.sections_expected) for r in results)
+    sections_missing = sum(len(r.sections_missing) for r in results)
+    questions = sum(len(r.open_questions_expected) for r in results)
+    questions_missing = sum(len(r.open_questions_missing) for r in results)
+    risks = sum(len(r.risks_expected) for r in results)
+    pipeline_ms = sum(r.ms for r in ran)
+    hard_missed = [f"{r.id}: {x}" for r in results for x in r.hard_missed]
+    invalid_plans = [r.id for r in plans if r.defects]
+    return {
+        "scenarios": len(results),
+        "outcome_accuracy": _ratio(sum(r.outcome_ok for r in results), len(results)),
+        "graduation_accuracy": _ratio(
+            sum(bool(r.graduation_ok) for r in labeled_grad), len(labeled_grad)
+        ),
+        "validity": _ratio(len(plans) - len(invalid_plans), len(plans)),
+        "plans_verified": len(plans),
+        "invalid_plans": invalid_plans,
+        "violation_recall": _ratio(
+            expected_v - sum(len(r.violations_missed) for r in results), expected_v
+        ),
+        "violation_precision": _ratio(
+            found_v - sum(len(r.violations_unexpected) for r in results), found_v
+        ),
+        "hard_violations_missed": hard_missed,
+        "citation_accuracy": _ratio(
+            cites - cite_err + sections - sections_missing, cites + sections
+        ),
+        "citations_checked": cites,
+        "citation_errors": cite_err,
+        "cited_sections_recall": _ratio(sections - sections_missing, sections),
+        "open_question_recall": _ratio(questions - questions_missing, questions),
+        "risk_recall": _ratio(risks - sum(len(r.risks_missing) for r in results), risks),
+        "optimality": {
+            "plans": len(plans),
+            "proven_optimal": _ratio(sum(r.solver_status == "optimal" for r in plans), len(plans)),
+            "matches_planner_optimum": _ratio(
+                sum(bool(r.optimum_match) for r in resolved), len(resolved)
+            ),
+            "at_lower_bound": _ratio(sum(r.gap_terms == 0 for r in bounded), len(bounded)),
+            "mean_terms_above_bound": _ratio(sum(r.gap_terms or 0 for r in bounded), len(bounded)),
+            "max_terms_above_bound": max((r.gap_terms or 0 for r in bounded), default=None),
+            "below_bound": [r.id for r in bounded if (r.gap_terms or 0) < 0],
+        },
+        "deterministic": None if determinism is None else all(determinism.values()),
+        "determinism_checked": 0 if determinism is None else len(determinism),
+        "determinism_mismatches": sorted(k for k, v in (determinism or {}).items() if not v),
+        "failed_runs": [r.id for r in results if r.outcome == "failed"],
+        "outcome_mismatches": [_mismatch(r) for r in results if not r.outcome_ok],
+        "throughput_rps": _ratio(len(ran), pipeline_ms / 1000),
+        "pipeline_s": round(pipeline_ms / 1000, 3),
+        "wall_s": round(wall_s, 3),
+    }
+
+
+def _mismatch(r: ScenarioResult) -> str:
+    got = r.outcome
+    if r.invalid_message is not None:
+        got = f"rejected with {r.invalid_message!r}"
+    elif r.error is not None:
+        got = f"{got} ({r.error.splitlines()[0]})"
+    return f"{r.id}: expected {r.expected_outcome}, got {got}"
+
+
+def exit_code(summary: dict[str, object]) -> int:
+    """1 if a final plan fails the verifier, an expected hard violation is missed, or a
+    run failed; else 0. Outcome accuracy below 1.0 is reported, not fatal: a label the
+    pipeline disagrees with is a finding to read, and the labels stay honest."""
+    bad = summary["invalid_plans"] or summary["hard_violations_missed"] or summary["failed_runs"]
+    return 1 if bad else 0

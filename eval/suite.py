@@ -1,0 +1,316 @@
+"""The scenario suite: labeled plan requests, run through the whole pipeline in process.
+
+A scenario is one JSON file in ``eval/scenarios/``: a request (the student record inlined,
+taken from ``demos/students/`` or derived from one, with the changes listed) and an
+``expect`` block decided from the catalog and its policies - what *should* happen, not
+what the pipeline happened to say. Invalid requests keep their raw JSON and expect the
+request validator (``pipeline.batch.RequestValidator``) to reject them at a JSON path.
+
+``SuiteRunner`` runs each scenario with the real stages, the offline backend unless told
+otherwise, and a fresh checkpoint directory per pass (a second pass must recompute, not
+resume), and keeps the workflow context plus the three renderings for the metrics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import structlog
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agents.artifacts import Outcome, PlanRequest
+from agents.errors import AdvisingError
+from agents.render import to_html, to_json, to_markdown
+from agents.toolbox import Settings, Toolbox
+from agents.tools.llm import LLMLedger
+from eval.metrics import ScenarioResult, evaluate, summarize
+from pipeline.batch import InputItem, Invalid, RequestValidator
+from pipeline.context import WorkflowContext
+from pipeline.runner import ToolboxFactory, run_request
+from pipeline.store import CheckpointStore
+
+log = structlog.get_logger(__name__)
+
+SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
+
+Category = Literal[
+    "on_track_senior",
+    "add_minor",
+    "acceleration",
+    "probation",
+    "study_abroad",
+    "time_clash",
+    "repeat",
+    "transfer",
+    "policy_question",
+    "free_text",
+    "next_term",
+    "invalid_request",
+]
+ExpectedOutcome = Outcome | Literal["rejected"]
+RiskKind = Literal[
+    "approval_needed",
+    "consent_needed",
+    "gpa",
+    "load",
+    "offering",
+    "target_missed",
+    "sections",
+    "repeat",
+    "other",
+]
+
+# Keys whose values are wall-clock facts; determinism compares everything else.
+VOLATILE_KEYS = frozenset(
+    {"created_at", "updated_at", "timings", "solve_ms", "latency_ms", "ms", "at"}
+)
+
+
+class ScenarioError(AdvisingError):
+    """A scenario file that cannot be used; the message names the file and the fix."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Expect(_Model):
+    """What should happen, decided from the catalog and its policies."""
+
+    outcome: ExpectedOutcome = Field(
+        description="Terminal status, or 'rejected' for a request the validator must refuse."
+    )
+    graduation: str = Field(
+        default="any",
+        pattern=r"^([SUF][0-9]{4}|none|any)$",
+        description="Graduation term of the final plan; 'none' when no plan may be made "
+        "(infeasible, question answered); 'any' when the term is not part of the label.",
+    )
+    violations: list[str] = Field(
+        default_factory=list,
+        description="Rule ids that some round's critique must report (exactly these).",
+    )
+    cited_sections: list[str] = Field(
+        default_factory=list,
+        description="'document/section' ids the recommendation must cite.",
+    )
+    open_questions: list[str] = Field(
+        default_factory=list, description="Open-question fields the recommendation must ask."
+    )
+    risks: list[RiskKind] = Field(
+        default_factory=list, description="Risk kinds the recommendation must name."
+    )
+    invalid_path: str | None = Field(
+        default=None,
+        description="For rejected requests: the JSON path the validator must name, e.g. "
+        "'$.student.gpa'.",
+    )
+
+
+class Scenario(_Model):
+    """One labeled request."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="Scenario id (file stem).")
+    category: Category = Field(description="What the scenario covers.")
+    description: str = Field(description="The situation in one or two sentences.")
+    derived_from: str = Field(
+        default="", description="Student record it starts from, e.g. 'demos/students/x.json'."
+    )
+    modifications: list[str] = Field(
+        default_factory=list, description="Changes made to that record, one per line."
+    )
+    rationale: str = Field(description="Why the label is right, from the catalog and policy.")
+    request: dict[str, Any] = Field(
+        description="The PlanRequest as JSON (kept raw so invalid requests can be stored)."
+    )
+    expect: Expect = Field(description="The label.")
+
+
+def load_scenarios(directory: Path | None = None) -> list[Scenario]:
+    """Every ``*.json`` scenario in ``directory`` (default: the bundled suite), by id."""
+    d = directory or SCENARIO_DIR
+    if not d.is_dir():
+        raise ScenarioError(f"scenario directory {str(d)!r} does not exist; pass --scenarios DIR")
+    out: list[Scenario] = []
+    for path in sorted(d.glob("*.json")):
+        try:
+            scenario = Scenario.model_validate_json(path.read_text(encoding="utf-8"))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(x) for x in first["loc"])
+            raise ScenarioError(
+                f"{path.name}: {where}: {first['msg']}; fix the file (see eval/suite.py Scenario)"
+            ) from None
+        if scenario.id != path.stem:
+            raise ScenarioError(
+                f"{path.name}: id {scenario.id!r} differs from the file name; rename one"
+            )
+        out.append(scenario)
+    if not out:
+        raise ScenarioError(f"no *.json scenarios in {str(d)!r}")
+    return out
+
+
+def category_counts(scenarios: list[Scenario]) -> dict[str, int]:
+    return dict(sorted(Counter(s.category for s in scenarios).items()))
+
+
+# --------------------------------------------------------------------------- running
+
+
+@dataclass
+class ScenarioRun:
+    """What one pass produced for one scenario."""
+
+    scenario: Scenario
+    request: PlanRequest | None = None
+    invalid: str | None = None
+    ctx: WorkflowContext | None = None
+    outputs: dict[str, str] = field(default_factory=dict)
+    ms: float = 0.0
+    error: str | None = None
+
+    @property
+    def digest(self) -> str:
+        """sha256 of everything the run produced except wall-clock values."""
+        h = hashlib.sha256()
+        if self.invalid is not None:
+            h.update(self.invalid.encode("utf-8"))
+        if self.ctx is not None:
+            stable = strip_volatile(self.ctx.model_dump(mode="json"))
+            h.update(json.dumps(stable, sort_keys=True).encode("utf-8"))
+        for name in sorted(self.outputs):
+            h.update(name.encode("utf-8") + b"\0" + self.outputs[name].encode("utf-8"))
+        return h.hexdigest()
+
+
+def strip_volatile(value: Any) -> Any:
+    """``value`` without the keys in VOLATILE_KEYS, at any depth."""
+    if isinstance(value, dict):
+        return {k: strip_volatile(v) for k, v in value.items() if k not in VOLATILE_KEYS}
+    if isinstance(value, list):
+        return [strip_volatile(v) for v in value]
+    return value
+
+
+class SuiteRunner:
+    """Runs scenarios through ``pipeline.runner.run_request`` with the real stages."""
+
+    def __init__(
+        self,
+        work_dir: Path,
+        *,
+        backend: str = "offline",
+        settings: Settings | None = None,
+        factory: ToolboxFactory | None = None,
+    ) -> None:
+        self.work_dir = work_dir
+        self.settings = settings or Settings()
+        self.factory = factory or ToolboxFactory(backend=backend)
+        self.validator = RequestValidator()
+
+    def tools(self) -> Toolbox:
+        """A toolbox on the same catalog and backend, for the metrics' own checks."""
+        return self.factory(LLMLedger(), self.settings)
+
+    def run(self, scenario: Scenario, pass_no: int = 1) -> ScenarioRun:
+        out = ScenarioRun(scenario=scenario)
+        checked = self.validator.check(
+            InputItem(source=scenario.id, text=json.dumps(scenario.request))
+        )
+        if isinstance(checked, Invalid):
+            out.invalid = checked.message
+            return out
+        out.request = checked
+        store = CheckpointStore(self.work_dir / f"pass-{pass_no}")
+        started = time.perf_counter()
+        try:
+            ctx = run_request(
+                checked,
+                store=store,
+                toolbox_factory=self.factory,
+                settings=self.settings,
+                out_dir=None,
+            )
+        except AdvisingError as exc:  # lock, fingerprint: the run never started
+            out.error = f"{type(exc).__name__}: {exc}"
+            return out
+        finally:
+            out.ms = (time.perf_counter() - started) * 1000
+        out.ctx = ctx
+        if ctx.state != "done" or ctx.recommendation is None:
+            last = ctx.errors[-1] if ctx.errors else None
+            out.error = f"{last.stage}: {last.type}: {last.message}" if last else ctx.state
+            return out
+        rec = ctx.recommendation
+        out.outputs = {"json": to_json(rec), "md": to_markdown(rec), "html": to_html(rec)}
+        log.info(
+            "eval.scenario",
+            scenario=scenario.id,
+            outcome=ctx.outcome,
+            rounds=ctx.round,
+            ms=round(out.ms, 1),
+        )
+        return out
+
+
+# --------------------------------------------------------------------------- the suite
+
+
+@dataclass
+class SuiteReport:
+    """Per-scenario results and the suite's numbers."""
+
+    results: list[ScenarioResult]
+    summary: dict[str, Any]
+    categories: dict[str, int]
+    backend: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "backend": self.backend,
+            "categories": self.categories,
+            "summary": self.summary,
+            "scenarios": [r.model_dump(mode="json") for r in self.results],
+        }
+
+
+def run_suite(
+    scenarios: list[Scenario],
+    *,
+    backend: str = "offline",
+    recheck: Collection[str] | None = None,
+    resolve: bool = True,
+    work_dir: Path | None = None,
+) -> SuiteReport:
+    """Run every scenario, measure it, then run ``recheck`` (default: every scenario) a
+    second time from scratch and compare the two runs for determinism."""
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="advise-eval-") as tmp:
+        runner = SuiteRunner(work_dir or Path(tmp), backend=backend)
+        tools = runner.tools()
+        results = []
+        digests: dict[str, str] = {}
+        for scenario in scenarios:
+            run = runner.run(scenario, pass_no=1)
+            result = evaluate(run, tools, resolve=resolve)
+            digests[scenario.id] = result.digest
+            results.append(result)
+        again = [s for s in scenarios if recheck is None or s.id in recheck]
+        determinism = {s.id: runner.run(s, pass_no=2).digest == digests[s.id] for s in again}
+    summary = summarize(
+        results,
+        wall_s=time.perf_counter() - started,
+        determinism=determinism if again else None,
+    )
+    return SuiteReport(
+        results=results, summary=summary, categories=category_counts(scenarios), backend=backend
+    )
