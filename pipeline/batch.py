@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import resource
+import signal
 import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -28,11 +29,13 @@ from agents.artifacts import PlanRequest, artifact_schema
 from agents.tools.catalog_io import schema_problems
 from pipeline.errors import ExitCode, RequestInputError, UnsafeRequestIdError
 from pipeline.runner import (
+    STOP_SIGNALS,
     Job,
     RunOptions,
     WorkerState,
     init_worker,
     outputs_present,
+    peak_rss_mb,
     run_job,
 )
 from pipeline.store import CheckpointStore, check_request_id
@@ -56,11 +59,13 @@ class BatchReport:
     durations_ms: list[float] = field(default_factory=list)
     stage_ms: dict[str, list[float]] = field(default_factory=dict)
     checkpoint_bytes: int = 0
-    checkpoint_ms: float = 0.0
+    checkpoint_ms: float = 0.0  # on the request's critical path
+    checkpoint_io_ms: float = 0.0  # writing files (overlapping stages when in the background)
     wall_s: float = 0.0
     peak_rss_mb_parent: float = 0.0
     peak_rss_mb_worker: float = 0.0
     workers: int = 1
+    stopped: bool = False  # a stop was requested: requests after it were not started
 
     @property
     def requests(self) -> int:
@@ -71,7 +76,7 @@ class BatchReport:
 
     @property
     def exit_code(self) -> ExitCode:
-        if self.count("interrupted"):
+        if self.stopped or self.count("interrupted"):
             return ExitCode.INTERRUPTED
         if self.count("failed") or self.count("invalid") or self.count("locked"):
             return ExitCode.FAILED
@@ -95,6 +100,7 @@ class BatchReport:
             self.stage_ms.setdefault(stage, []).append(ms)
         self.checkpoint_bytes += line.get("checkpoint_bytes", 0)
         self.checkpoint_ms += line.get("checkpoint_ms", 0.0)
+        self.checkpoint_io_ms += line.get("checkpoint_io_ms", 0.0)
         self.peak_rss_mb_worker = max(self.peak_rss_mb_worker, line.get("rss_mb", 0.0))
 
     def as_json(self) -> dict[str, Any]:
@@ -108,6 +114,10 @@ class BatchReport:
             "p95_ms": round(percentile(self.durations_ms, 95), 2),
             "wall_s": round(self.wall_s, 3),
             "workers": self.workers,
+            "checkpoint_bytes": self.checkpoint_bytes,
+            "checkpoint_ms": round(self.checkpoint_ms, 1),
+            "peak_rss_mb_parent": round(self.peak_rss_mb_parent, 1),
+            "peak_rss_mb_worker": round(self.peak_rss_mb_worker, 1),
             "exit_code": int(self.exit_code),
             "failures": self.failures,
             "invalid": self.invalid,
@@ -165,8 +175,10 @@ def run_batch(
         if bar:
             bar.advance(line["status"])
 
+    log.info("batch.started", workers=opts.workers, requests=total, state_dir=str(opts.state_dir))
     pool = _Pool(opts, stop) if opts.workers > 1 else None
     inline = None if pool else WorkerState(opts, stop)
+    abandon = True
     try:
         for item in items:
             if stop.is_set():
@@ -183,16 +195,16 @@ def run_batch(
         if pool is not None:
             for line in pool.drain():
                 emit(line)
+        abandon = False
     finally:
         if pool is not None:
-            pool.close()
+            pool.close(abandon)
         summary.close()
         if bar:
             bar.close()
     report.wall_s = time.perf_counter() - started
-    report.peak_rss_mb_parent = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    if stop.is_set() and not report.count("interrupted"):
-        report.status["interrupted"] = 0  # keep the key; the exit code comes from stop below
+    report.peak_rss_mb_parent = peak_rss_mb()
+    report.stopped = stop.is_set()
     log.info("batch.finished", **report.as_json())
     return report
 
@@ -321,41 +333,67 @@ class _Pool:
         import multiprocessing as mp
 
         # spawn: workers start clean (no inherited threads or locks), load the catalog once.
-        ctx = mp.get_context("spawn")
-        self._event = ctx.Event()
+        self._mp = mp.get_context("spawn")
+        self._opts = opts
+        self._event = self._mp.Event()
         self._stop = stop
         self._window = 2 * opts.workers
-        self._executor = ProcessPoolExecutor(
-            max_workers=opts.workers,
-            mp_context=ctx,
-            initializer=init_worker,
-            initargs=(opts, self._event, os.getpid()),
-        )
-        self._pending: set[Future[dict[str, Any]]] = set()
+        self._pending: dict[Future[dict[str, Any]], Job] = {}
+        self._executor = self._start()
 
-    def _collect(self, block: bool) -> list[dict[str, Any]]:
+    def _start(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=self._opts.workers,
+            mp_context=self._mp,
+            initializer=init_worker,
+            initargs=(self._opts, self._event, os.getpid()),
+        )
+
+    def _collect(self) -> list[dict[str, Any]]:
+        # A short timeout, so a stop requested by a signal reaches the workers promptly.
+        done, _ = wait(self._pending, timeout=0.2, return_when=FIRST_COMPLETED)
         if self._stop.is_set():
             self._event.set()
-        done, self._pending = wait(
-            self._pending, timeout=None if block else 0, return_when=FIRST_COMPLETED
-        )
-        return [f.result() for f in done]
+        out = []
+        for future in done:
+            job = self._pending.pop(future)
+            try:
+                out.append(future.result())
+            except Exception as exc:  # a worker died (OOM killer, a native crash): all its
+                # pool's pending jobs fail with it; a rerun resumes them from checkpoints
+                status = "interrupted" if self._stop.is_set() else "failed"
+                error = f"worker process died: {exc}"
+                out.append({"id": job.resume_id, "source": job.source, "status": status,
+                            "state": None, "error": error, "ms": 0.0})  # fmt: skip
+        if any(isinstance(f.exception(), BrokenProcessPool) for f in done):
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = self._start()
+        return out
 
     def submit(self, job: Job) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         while len(self._pending) >= self._window:
-            out.extend(self._collect(block=True))
-        self._pending.add(self._executor.submit(run_job, job))
+            out.extend(self._collect())
+        # Workers are started inside submit and inherit this mask: they never see
+        # SIGINT/SIGTERM (see runner.init_worker); pending signals arrive when unblocked.
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            self._pending[self._executor.submit(run_job, job)] = job
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
         return out
 
     def drain(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         while self._pending:
-            out.extend(self._collect(block=True))
+            out.extend(self._collect())
         return out
 
-    def close(self) -> None:
+    def close(self, abandon: bool) -> None:
         self._event.set()
+        if abandon:  # a second signal: do not wait for stages; checkpoints are atomic
+            for process in list(getattr(self._executor, "_processes", {}).values()):
+                process.kill()
         self._executor.shutdown(wait=True, cancel_futures=True)
 
 

@@ -25,6 +25,8 @@ from pipeline.errors import (
 )
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from agents.artifacts import PlanRequest
     from pipeline.batch import BatchReport, InputItem
     from pipeline.runner import RunOptions
@@ -210,7 +212,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         description="Run one request (a PlanRequest JSON file) through every stage and "
         "write out/<id>.json, .md and .html.\nA checkpoint is saved after every stage; "
         "running it again resumes where it stopped.\n\n"
-        "example:\n  advise run demos/requests/is-junior-cs-minor.json -v\n\n" + _ENGINE_HELP,
+        "examples:\n  head -n 1 demos/requests.jsonl > request.json\n"
+        "  advise run request.json -v\n  advise run request.json --json\n\n" + _ENGINE_HELP,
     )
     p.add_argument("request", help="PlanRequest JSON file")
     _engine_options(p)
@@ -329,10 +332,10 @@ def _single(args: argparse.Namespace, opts: RunOptions, request: PlanRequest) ->
     opts = _start_logs(opts, args.log_dir, "run", request.request_id)
     factory = ToolboxFactory(catalog_path=opts.catalog, backend=opts.backend, model=opts.model)
     agents = load_agents(opts.stages)
-    with GracefulStop().installed() as stop:
+    with GracefulStop().installed(restore=False) as stop:
         ctx = run_request(
             request,
-            store=CheckpointStore(opts.state_dir),
+            store=CheckpointStore(opts.state_dir, background=True),
             toolbox_factory=factory,
             settings=opts.settings,
             force=opts.force,
@@ -391,14 +394,13 @@ def _batch(args: argparse.Namespace, opts: RunOptions, items: Any, total: int | 
     # Fail fast, in the parent, on a catalog, backend or stage set that cannot load.
     ToolboxFactory(catalog_path=opts.catalog, backend=opts.backend, model=opts.model)
     load_agents(opts.stages)
-    with GracefulStop().installed() as stop:
+    with GracefulStop().installed(restore=False) as stop:
         report = run_batch(items, opts, stop=stop, total=total, progress=sys.stderr.isatty())
-        interrupted = stop.is_set()
     if args.json:
         print(json.dumps(report.as_json(), sort_keys=True))
     else:
         _print_report(report, opts)
-    return int(ExitCode.INTERRUPTED if interrupted else report.exit_code)
+    return int(report.exit_code)
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
@@ -428,12 +430,11 @@ def _cmd_resume(args: argparse.Namespace) -> int:
 
 
 def _print_report(report: BatchReport, opts: RunOptions) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     from pipeline.batch import percentile
 
-    console = Console(soft_wrap=True)
+    console = _console()
     table = Table(title=f"batch: {report.requests} request(s), {report.wall_s:.1f}s")
     table.add_column("")
     table.add_column("count", justify="right")
@@ -452,8 +453,14 @@ def _print_report(report: BatchReport, opts: RunOptions) -> None:
     console.print(f"summary: {opts.out_dir / 'batch-summary.jsonl'}", highlight=False)
 
 
-def _cmd_status(args: argparse.Namespace) -> int:
+def _console() -> Console:
     from rich.console import Console
+
+    # Piped output is not cut to 80 columns: ids must stay whole for scripts.
+    return Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from pipeline.store import CheckpointStore
@@ -474,13 +481,13 @@ def _cmd_status(args: argparse.Namespace) -> int:
                 "outcome": raw.get("outcome"),
                 "round": raw.get("round"),
                 "failed_stage": raw.get("failed_stage"),
-                "updated_at": raw.get("updated_at"),
+                "updated_at": str(raw.get("updated_at") or "")[:19].replace("T", " "),
             }
         )
     if args.json:
         print(json.dumps({"counts": dict(sorted(counts.items())), "requests": rows}))
         return EXIT_OK
-    console = Console(soft_wrap=True)
+    console = _console()
     summary = ", ".join(f"{state} {n}" for state, n in sorted(counts.items())) or "none"
     console.print(f"{sum(counts.values())} checkpoint(s) in {args.state_dir}: {summary}")
     table = Table("id", "state", "outcome", "round", "failed stage", "updated")

@@ -1,8 +1,9 @@
 """Run one request through the machine, from scratch or from its checkpoint.
 
 - The request's lock is held for the whole run, so two runners never work one request.
-- A checkpoint is written after every stage (and once at the start), so finished stages
-  never run again; a run killed mid-stage redoes at most that stage.
+- A checkpoint is written after every stage, and as soon as an LLM call is recorded, so
+  finished stages never run again and no call is paid for twice; a run killed mid-stage
+  redoes at most that stage.
 - A stage that raises is recorded (type, message, innermost frames) and the run moves to
   ``failed``; resuming it re-enters that stage.
 - On SIGINT/SIGTERM (``GracefulStop``) the current stage finishes, the checkpoint is
@@ -27,11 +28,12 @@ from types import FrameType
 from typing import Any, Protocol
 
 import structlog
+from pydantic import PrivateAttr
 
 from agents.artifacts import PlanRequest
 from agents.errors import AdvisingError
 from agents.toolbox import Settings, Toolbox
-from agents.tools.llm import LLMBackend, LLMLedger
+from agents.tools.llm import LLMBackend, LLMCall, LLMLedger
 from pipeline.context import (
     RunConfig,
     StageErrorRecord,
@@ -60,7 +62,7 @@ from pipeline.machine import (
     real_agents,
     stage_registry,
 )
-from pipeline.store import CheckpointStore, atomic_write, check_request_id
+from pipeline.store import CheckpointStore, atomic_write_many, check_request_id
 
 log = structlog.get_logger(__name__)
 
@@ -113,12 +115,16 @@ class ToolboxFactory:
         return self._toolbox
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 class GracefulStop:
     """First SIGINT/SIGTERM: finish the current stage, then stop. Second: abandon it."""
 
     def __init__(self, also: StopFlag | None = None) -> None:
         self._event = threading.Event()
         self._also = also
+        self._armed: bool | None = None  # None: handlers never installed (direct use)
         self.signals = 0
 
     def is_set(self) -> bool:
@@ -129,6 +135,8 @@ class GracefulStop:
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
         self.signals += 1
+        if self._armed is False:
+            return  # the work is over (the CLI is printing its summary): nothing to stop
         if self.signals == 1:
             self._event.set()
             log.warning(
@@ -140,16 +148,56 @@ class GracefulStop:
         raise KeyboardInterrupt
 
     @contextmanager
-    def installed(self) -> Iterator[GracefulStop]:
+    def installed(self, restore: bool = True) -> Iterator[GracefulStop]:
+        """Handle SIGINT/SIGTERM inside the block. ``restore=False`` (a CLI command about
+        to exit) keeps ignoring them afterwards, so a late second Ctrl-C cannot turn a
+        clean, checkpointed exit into a traceback."""
         if threading.current_thread() is not threading.main_thread():
             yield self  # signals are only delivered to the main thread
             return
-        old = {s: signal.signal(s, self.handle) for s in (signal.SIGINT, signal.SIGTERM)}
+        old = {s: signal.signal(s, self.handle) for s in STOP_SIGNALS}
+        self._armed = True
         try:
             yield self
         finally:
-            for s, handler in old.items():
-                signal.signal(s, handler)
+            self._armed = False
+            if restore:
+                for s, handler in old.items():
+                    signal.signal(s, handler)
+
+    def rearm(self) -> None:
+        """Install the handlers again. Native code may replace them behind Python's back
+        (CP-SAT catches SIGINT during a solve and leaves SIG_DFL behind), which would turn
+        the next Ctrl-C into an abrupt exit."""
+        if self._armed and threading.current_thread() is threading.main_thread():
+            for s in STOP_SIGNALS:
+                signal.signal(s, self.handle)
+
+
+class SavingLedger(LLMLedger):
+    """The context's ledger as the stages see it: it shares the context's list of calls
+    and checkpoints the context as soon as a call is recorded, so a run killed in the
+    middle of a stage never pays for that call again (the reply is reused on resume)."""
+
+    _ctx: WorkflowContext | None = PrivateAttr(default=None)
+    _store: CheckpointStore | None = PrivateAttr(default=None)
+
+    @classmethod
+    def over(cls, ctx: WorkflowContext, store: CheckpointStore) -> SavingLedger:
+        view = cls.model_construct(calls=ctx.ledger.calls, reused=ctx.ledger.reused)
+        view._ctx = ctx
+        view._store = store
+        return view
+
+    def sync(self) -> None:
+        if self._ctx is not None:
+            self._ctx.ledger.reused = self.reused
+
+    def record(self, call: LLMCall) -> None:
+        super().record(call)
+        self.sync()
+        if self._ctx is not None and self._store is not None:
+            self._store.save(self._ctx)
 
 
 def outputs_present(out_dir: Path, request_id: str) -> bool:
@@ -165,12 +213,12 @@ def write_outputs(ctx: WorkflowContext, agents: AgentSet, out_dir: Path) -> list
         )
     out_dir.mkdir(parents=True, exist_ok=True)
     renders = (agents.to_json, agents.to_markdown, agents.to_html)
-    paths = []
-    for suffix, render in zip(OUTPUT_SUFFIXES, renders, strict=True):
-        path = out_dir / f"{ctx.request_id}{suffix}"
-        atomic_write(path, render(rec).encode("utf-8"))
-        paths.append(path)
-    return paths
+    files = {
+        out_dir / f"{ctx.request_id}{suffix}": render(rec).encode("utf-8")
+        for suffix, render in zip(OUTPUT_SUFFIXES, renders, strict=True)
+    }
+    atomic_write_many(files)
+    return list(files)
 
 
 def _traceback_summary(exc: BaseException, limit: int = 6) -> list[str]:
@@ -228,32 +276,51 @@ def run_request(
     or RunInterrupted (checkpoint saved, resumable)."""
     rid = check_request_id(request.request_id)
     agents = agents or real_agents()
-    registry = stage_registry(agents)
-    config = toolbox_factory.run_config(settings, agents.name)
     with store.lock(rid):
-        saved = store.load(rid)
-        ctx = saved
-        if saved is not None:
-            ctx = _check_resume(
-                saved,
-                request,
-                catalog_fp=toolbox_factory.catalog_fingerprint,
-                config=config,
-                force=force,
-                path=store.path(rid),
-            )
-        if ctx is None:
-            ctx = new_context(
-                request, catalog_fingerprint=toolbox_factory.catalog_fingerprint, config=config
-            )
-        if ctx is not saved:
-            store.save(ctx)
-        if ctx.state != State.done.value:
-            tools = toolbox_factory(ctx.ledger, settings)
-            _drive(ctx, agents, registry, tools, store, settings.max_rounds, stop)
-        done = ctx.state == State.done.value
-        if done and out_dir is not None and not outputs_present(out_dir, rid):
-            write_outputs(ctx, agents, out_dir)
+        try:
+            return _run_locked(request, rid, store, toolbox_factory, settings, force, agents,
+                               out_dir, stop)  # fmt: skip
+        finally:
+            store.flush()  # before the lock goes: the next holder must see every save
+
+
+def _run_locked(
+    request: PlanRequest,
+    rid: str,
+    store: CheckpointStore,
+    toolbox_factory: ToolboxFactory,
+    settings: Settings,
+    force: bool,
+    agents: AgentSet,
+    out_dir: Path | None,
+    stop: StopFlag | None,
+) -> WorkflowContext:
+    config = toolbox_factory.run_config(settings, agents.name)
+    registry = stage_registry(agents)
+    saved = store.load(rid)
+    ctx = saved
+    if saved is not None:
+        ctx = _check_resume(
+            saved,
+            request,
+            catalog_fp=toolbox_factory.catalog_fingerprint,
+            config=config,
+            force=force,
+            path=store.path(rid),
+        )
+    if ctx is None:
+        # Not saved yet: until intake is checkpointed there is nothing worth resuming.
+        ctx = new_context(
+            request, catalog_fingerprint=toolbox_factory.catalog_fingerprint, config=config
+        )
+    if ctx.state != State.done.value:
+        ledger = SavingLedger.over(ctx, store)
+        tools = toolbox_factory(ledger, settings)
+        _drive(ctx, agents, registry, tools, store, settings.max_rounds, stop)
+    done = ctx.state == State.done.value
+    if done and out_dir is not None and not outputs_present(out_dir, rid):
+        store.flush()  # outputs only ever follow a durable "done" checkpoint
+        write_outputs(ctx, agents, out_dir)
     return ctx
 
 
@@ -273,6 +340,8 @@ def _drive(
             log.info("run.retry", request_id=ctx.request_id, stage=ctx.failed_stage)
             fire(run, "retry")
         while run.state not in TERMINAL:
+            if isinstance(stop, GracefulStop):
+                stop.rearm()
             if stop is not None and stop.is_set():
                 store.save(ctx)
                 raise RunInterrupted(ctx.request_id, ctx.state)
@@ -297,7 +366,11 @@ def _run_stage(run: Run, stage_fn: StageFn, tools: Toolbox, store: CheckpointSto
     round_ = ctx.round
     started = time.perf_counter()
     try:
-        stage_fn(ctx, tools)
+        try:
+            stage_fn(ctx, tools)
+        finally:
+            if isinstance(tools.ledger, SavingLedger):
+                tools.ledger.sync()
         fire(run, "advance")
     except KeyboardInterrupt:
         # Abandoned: the checkpoint from before this stage is still the truth.
@@ -402,7 +475,7 @@ class WorkerState:
     def __init__(self, opts: RunOptions, stop: StopFlag) -> None:
         self.opts = opts
         self.stop = stop
-        self.store = CheckpointStore(opts.state_dir)
+        self.store = CheckpointStore(opts.state_dir, background=True)
         self._factory: ToolboxFactory | None = None
         self._agents: AgentSet | None = None
 
@@ -429,7 +502,7 @@ class WorkerState:
     def process(self, job: Job) -> dict[str, Any]:
         """Run one job; never raises for a request's own problems (they go in the line)."""
         started = time.perf_counter()
-        bytes0, ms0 = self.store.bytes_written, self.store.write_ms
+        bytes0, ms0, io0 = self.store.bytes_written, self.store.write_ms, self.store.io_ms
         line: dict[str, Any] = {"id": job.resume_id, "source": job.source, "error": None}
         ctx: WorkflowContext | None = None
         try:
@@ -444,6 +517,10 @@ class WorkerState:
             raw = self._skippable(request)
             if raw is not None:
                 return {**line, **_raw_fields(raw), "status": "skipped", "ms": 0.0}
+            if self._factory is None:  # one-time setup is not any request's time
+                setup = time.perf_counter()
+                self._tools()
+                started += time.perf_counter() - setup
             factory, agents = self._tools()
             ctx = run_request(
                 request,
@@ -481,9 +558,23 @@ class WorkerState:
             ms=round((time.perf_counter() - started) * 1000, 3),
             checkpoint_bytes=self.store.bytes_written - bytes0,
             checkpoint_ms=self.store.write_ms - ms0,
-            rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            checkpoint_io_ms=self.store.io_ms - io0,
+            rss_mb=peak_rss_mb(),
         )
         return line
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory. Linux's VmHWM, because getrusage's maxrss also
+    counts the parent's memory copied before ``exec`` (a subprocess of a big process)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _raw_fields(raw: dict[str, Any]) -> dict[str, Any]:
@@ -514,18 +605,22 @@ def _die_with_parent() -> None:
 
 
 def init_worker(opts: RunOptions, event: StopFlag, parent_pid: int) -> None:
-    """Pool initializer: logging, signal handling and the worker's state."""
+    """Pool initializer: logging, the stop flag and the worker's state.
+
+    Workers are born with SIGINT and SIGTERM blocked (the batch blocks them while it
+    starts workers, and the mask survives exec): a terminal's Ctrl-C reaches the whole
+    process group, but only the batch decides - it sets ``event`` on the first signal and
+    kills the workers on the second. Blocking also keeps native code (CP-SAT) from acting
+    on a Ctrl-C in the middle of a solve."""
     from pipeline.logs import configure_logging
 
     global _WORKER
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     _die_with_parent()
     if os.getppid() != parent_pid:  # the parent died before prctl took effect
         os._exit(1)
     configure_logging(opts.console_level, json_path=opts.log_path)
-    stop = GracefulStop(also=_AnyStop(event, ParentWatch(parent_pid)))
-    for s in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(s, stop.handle)
-    _WORKER = WorkerState(opts, stop)
+    _WORKER = WorkerState(opts, _AnyStop(event, ParentWatch(parent_pid)))
 
 
 def run_job(job: Job) -> dict[str, Any]:

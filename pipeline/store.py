@@ -20,6 +20,7 @@ import json
 import os
 import re
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -74,18 +75,29 @@ def temp_path(path: Path) -> Path:
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` so that readers never see a partial file."""
-    tmp = temp_path(path)
+    atomic_write_many({path: data})
+
+
+def atomic_write_many(files: dict[Path, bytes]) -> None:
+    """Replace each file atomically; one directory fsync per directory for the lot."""
+    written: list[tuple[Path, Path]] = []
     try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        for path, data in files.items():
+            tmp = temp_path(path)
+            written.append((tmp, path))
+            with open(tmp, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        for tmp, path in written:
+            os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        for tmp, _ in written:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
         raise
-    fsync_dir(path.parent)
+    for directory in {path.parent for path in files}:
+        fsync_dir(directory)
 
 
 def fsync_dir(directory: Path) -> None:
@@ -117,13 +129,73 @@ class RequestLock:
         self.release()
 
 
+class _BackgroundWriter:
+    """One thread that writes checkpoints while the next stage runs. Per file the newest
+    snapshot wins: an older one not yet on disk is dropped, since the newer one holds
+    everything it did. ``flush`` waits until everything submitted is durable."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._pending: dict[Path, bytes] = {}
+        self._busy = False
+        self._error: BaseException | None = None
+        self.io_ms = 0.0
+        self._thread = threading.Thread(target=self._run, name="checkpoint-writer", daemon=True)
+        self._thread.start()
+
+    def submit(self, path: Path, data: bytes) -> None:
+        with self._cond:
+            self._raise()
+            self._pending.pop(path, None)  # re-insert: files are written oldest-first
+            self._pending[path] = data
+            self._cond.notify_all()
+
+    def flush(self) -> None:
+        with self._cond:
+            while self._pending or self._busy:
+                self._cond.wait()
+            self._raise()
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._pending:
+                    self._cond.wait()
+                path = next(iter(self._pending))
+                data = self._pending.pop(path)
+                self._busy = True
+            started = time.perf_counter()
+            error: BaseException | None = None
+            try:
+                atomic_write(path, data)
+            except BaseException as exc:  # handed to the thread that submits or flushes next
+                error = exc
+            with self._cond:
+                self.io_ms += (time.perf_counter() - started) * 1000
+                self._busy = False
+                if error is not None:
+                    self._error = error
+                self._cond.notify_all()
+
+
 @dataclass
 class CheckpointStore:
-    """Checkpoints under ``root``; created on first write."""
+    """Checkpoints under ``root``; created on first write.
+
+    With ``background=True`` a save serializes the context and hands the bytes to a
+    writer thread (same atomic write), so the fsync latency overlaps the next stage; the
+    runner flushes before it writes outputs and before it releases the request's lock."""
 
     root: Path
+    background: bool = False
     bytes_written: int = field(default=0, compare=False)
     write_ms: float = field(default=0.0, compare=False)
+    _writer: _BackgroundWriter | None = field(default=None, compare=False, repr=False)
 
     def path(self, request_id: str) -> Path:
         return self.root / f"{check_request_id(request_id)}.json"
@@ -134,6 +206,11 @@ class CheckpointStore:
     def exists(self, request_id: str) -> bool:
         return self.path(request_id).exists()
 
+    @property
+    def io_ms(self) -> float:
+        """Time spent writing files (in the writer thread when in the background)."""
+        return self._writer.io_ms if self._writer is not None else self.write_ms
+
     # ------------------------------------------------------------------ read / write
 
     def save(self, ctx: WorkflowContext) -> int:
@@ -143,14 +220,27 @@ class CheckpointStore:
         ctx.updated_at = utc_now()
         data = dump_context(ctx)
         self.root.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, data)
+        if self.background:
+            if self._writer is None:
+                self._writer = _BackgroundWriter()
+            self._writer.submit(path, data)
+        else:
+            atomic_write(path, data)
         self.bytes_written += len(data)
         self.write_ms += (time.perf_counter() - started) * 1000
         return len(data)
 
+    def flush(self) -> None:
+        """Wait until every save is on disk; re-raises a background write's error."""
+        if self._writer is not None:
+            started = time.perf_counter()
+            self._writer.flush()
+            self.write_ms += (time.perf_counter() - started) * 1000
+
     def load(self, request_id: str) -> WorkflowContext | None:
         """The checkpoint, None if there is none; CorruptCheckpointError if unreadable."""
         path = self.path(request_id)
+        self.flush()
         try:
             data = path.read_bytes()
         except FileNotFoundError:
@@ -206,6 +296,7 @@ class CheckpointStore:
 
     def read_raw(self, request_id: str) -> dict[str, object] | None:
         """The checkpoint as plain JSON (fast, unvalidated) for listings; None if unreadable."""
+        self.flush()
         try:
             raw = json.loads(self.path(request_id).read_bytes())
         except (OSError, ValueError):

@@ -179,3 +179,33 @@ def test_every_command_help_has_an_example(command: str) -> None:
     text = sub.choices[command].format_help()  # type: ignore[attr-defined]
     assert "example" in text
     assert f"advise {command}" in text
+
+
+def test_logs_never_hold_a_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import structlog
+
+    monkeypatch.setenv("GEMINI_API_KEY", "AIzaSy-test-secret-123")
+    path = tmp_path / "logs" / "run.jsonl"
+    configure_logging("error", json_path=path)
+    structlog.get_logger("pipeline.test").info(
+        "llm.call",
+        request_id="r1",
+        api_key="AIzaSy-test-secret-123",
+        headers={"x-goog-api-key": "abc", "Authorization": "Bearer xyz"},
+        url="https://example.invalid/v1?key=AIzaSy-test-secret-123",
+        input_tokens=12,
+        tokens=30,
+    )
+    [event] = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    event.pop("timestamp")
+    assert event == {
+        "event": "llm.call",
+        "level": "info",
+        "logger": "pipeline.test",
+        "request_id": "r1",
+        "api_key": "[REDACTED]",
+        "headers": {"x-goog-api-key": "[REDACTED]", "Authorization": "[REDACTED]"},
+        "url": "https://example.invalid/v1?key=[REDACTED]",
+        "input_tokens": 12,
+        "tokens": 30,
+    }

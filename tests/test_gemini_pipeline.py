@@ -132,12 +132,6 @@ def test_crash_after_the_intake_call_then_resume_makes_no_second_intake_call(
     assert saved["ledger"]["reused"] == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the runner saves the checkpoint only when a stage ends or fails, so a call made "
-    "in a stage that is abandoned (second signal, kill -9) is not in the saved ledger; "
-    "fix: save the context whenever the ledger records a call",
-)
 def test_abandoned_stage_after_the_intake_call_then_resume_makes_no_second_call(
     fake: FakeGemini, gemini: Callable[[], GeminiBackend], tmp_path: Path
 ) -> None:

@@ -325,3 +325,59 @@ def test_lock_held_names_the_holder(tmp_path: Path) -> None:
         )
     with store.lock("r1"):  # released: free again
         pass
+
+
+# --------------------------------------------------------------------------- background
+
+
+def test_background_saves_keep_the_newest_and_flush_makes_them_durable(tmp_path: Path) -> None:
+    store = CheckpointStore(tmp_path, background=True)
+    ctx = _ctx()
+    for round_ in (1, 2, 3):
+        ctx.round = round_
+        store.save(ctx)
+    store.flush()
+    assert load_context((tmp_path / "r1.json").read_bytes()) == ctx
+    assert store.load("r1") == ctx
+
+
+def test_background_write_error_surfaces_on_flush(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = CheckpointStore(tmp_path, background=True)
+
+    def broken_fsync(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", broken_fsync)
+    store.save(_ctx())
+    with pytest.raises(OSError, match="No space left"):
+        store.flush()
+    assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- real artifacts
+
+
+def test_contexts_of_finished_runs_round_trip(tmp_path: Path) -> None:
+    """Every artifact type, as the agents really fill them (audit trees included)."""
+    from agents.artifacts import PlanRequest
+    from pipeline.errors import MachineDefinitionError
+    from pipeline.machine import real_agents
+    from tests.fake_stages import FAKE, Harness
+
+    h = Harness(tmp_path / "fake")
+    fake = h.run(make_request("f1", "fake:reject=1"), agents=FAKE)
+    assert load_context(dump_context(fake)) == fake
+    try:
+        agents = real_agents()
+    except MachineDefinitionError as exc:  # pragma: no cover - until every agent exists
+        pytest.skip(str(exc))
+    from pipeline.runner import ToolboxFactory
+
+    line = (Path(__file__).parents[1] / "demos" / "requests.jsonl").read_text("utf-8")
+    request = PlanRequest.model_validate_json(line.splitlines()[0])
+    real = h.run(request, agents=agents, toolbox_factory=ToolboxFactory())
+    assert real.state == "done" and real.proposal is not None and real.proposal.audit
+    assert load_context(dump_context(real)) == real
+    assert h.store.load(request.request_id) == real

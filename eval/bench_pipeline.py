@@ -1,0 +1,225 @@
+"""Pipeline benchmark: throughput, per-stage latency, checkpoint cost, resume overhead and
+peak memory, offline.
+
+    python -m eval.bench_pipeline [--requests 200] [--rss-requests 10000] [--json]
+
+1. Synthetic requests (every sample student x a cycle of goals) run end to end with the
+   real agents, with 1 and then 2 worker processes: throughput, per-stage p50/p95,
+   checkpoint bytes per request, the share of request time spent writing checkpoints, and
+   the share spent outside the agents (orchestration + checkpointing; target <= 10%).
+2. Resume overhead: rerunning the finished batch (every request skipped) and loading
+   every checkpoint back.
+3. Peak RSS of a large batch (default 10,000 requests) with the cheap fake stages
+   (``tests/fake_stages.py``; the engine, store and batch driver are the real ones), run
+   as ``advise batch --workers 2`` in a subprocess; target <= 500 MB.
+
+With ``--json`` the last line printed is one JSON object with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from agents.toolbox import Settings
+from pipeline.batch import BatchReport, iter_input, percentile, run_batch
+from pipeline.runner import GracefulStop, RunOptions
+from pipeline.store import CheckpointStore
+
+REPO = Path(__file__).resolve().parents[1]
+STUDENTS = REPO / "demos" / "students"
+GOALS: list[dict[str, Any]] = [
+    {"intent": "plan_degree", "text": "Please plan the rest of my degree."},
+    {"intent": "plan_next_term", "text": "Please plan my next semester."},
+    {"intent": "add_program", "add_programs": ["MATH-MIN"], "text": "I want a math minor."},
+    {"intent": "plan_degree", "max_units_per_term": 45, "text": "At most 45 units a term."},
+    {"intent": "check_progress", "text": "Am I on track to graduate?"},
+    {
+        "intent": "policy_question",
+        "text": "How many units can I take in a term?",
+        "question": "How many units can I take in a term?",
+    },
+    {"intent": "add_program", "add_programs": ["DS-MIN"], "text": "Can I add data science?"},
+]
+
+
+def synthetic_requests(n: int) -> Iterator[dict[str, Any]]:
+    students = [json.loads(p.read_text("utf-8")) for p in sorted(STUDENTS.glob("*.json"))]
+    for i in range(n):
+        student = students[i % len(students)]
+        goal = GOALS[(i // len(students)) % len(GOALS)]
+        yield {"request_id": f"bench-{i:05d}", "student": student, **goal}
+
+
+def write_jsonl(path: Path, requests: Iterator[dict[str, Any]]) -> Path:
+    with path.open("w", encoding="utf-8") as f:
+        for request in requests:
+            f.write(json.dumps(request) + "\n")
+    return path
+
+
+def run(inputs: Path, root: Path, workers: int, stages: str = "real") -> BatchReport:
+    opts = RunOptions(
+        state_dir=root / "state",
+        out_dir=root / "out",
+        workers=workers,
+        stages=stages,
+        settings=Settings(),
+    )
+    report = run_batch(iter_input(str(inputs)), opts, stop=GracefulStop())
+    if report.exit_code != 0:
+        raise SystemExit(f"benchmark batch failed: {report.as_json()}")
+    return report
+
+
+def stage_table(report: BatchReport) -> dict[str, dict[str, float]]:
+    return {
+        stage: {
+            "p50_ms": round(percentile(values, 50), 2),
+            "p95_ms": round(percentile(values, 95), 2),
+        }
+        for stage, values in report.stage_ms.items()
+    }
+
+
+def rss_batch(n: int, tmp: Path) -> dict[str, Any]:
+    """A large fake-stage batch through the real CLI in a subprocess."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    inputs = write_jsonl(tmp / "rss.jsonl", synthetic_requests(n))
+    started = time.perf_counter()
+    cmd = [
+        sys.executable,
+        "-m",
+        "pipeline.cli",
+        "batch",
+        str(inputs),
+        "--workers",
+        "2",
+        "--stages",
+        "tests.fake_stages:FAKE",
+        "--json",
+        "--state-dir",
+        str(tmp / "state"),
+        "--out-dir",
+        str(tmp / "out"),
+        "--log-dir",
+        str(tmp / "logs"),
+    ]
+    done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"rss batch failed ({done.returncode}): {done.stderr[-2000:]}")
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    parent, worker = summary["peak_rss_mb_parent"], summary["peak_rss_mb_worker"]
+    return {
+        "requests": n,
+        "stages": "fake (tests/fake_stages.py)",
+        "wall_s": round(wall, 1),
+        "peak_rss_mb_parent": parent,
+        "peak_rss_mb_worker": worker,
+        "peak_rss_mb_total": round(parent + 2 * worker, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m eval.bench_pipeline",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--requests", type=int, default=200, help="real-agent requests")
+    parser.add_argument("--rss-requests", type=int, default=10000, help="fake-stage requests")
+    parser.add_argument("--json", action="store_true", help="end with one JSON line")
+    args = parser.parse_args(argv)
+
+    from pipeline.logs import configure_logging
+
+    configure_logging("error")
+    with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as name:
+        tmp = Path(name)
+        inputs = write_jsonl(tmp / "requests.jsonl", synthetic_requests(args.requests))
+        one = run(inputs, tmp / "w1", workers=1)
+        two = run(inputs, tmp / "w2", workers=2)
+
+        started = time.perf_counter()
+        rerun = run(inputs, tmp / "w1", workers=1)
+        rerun_ms = (time.perf_counter() - started) * 1000 / args.requests
+        store = CheckpointStore(tmp / "w1" / "state")
+        ids = list(store.ids())
+        started = time.perf_counter()
+        for rid in ids:
+            store.load(rid)
+        load_ms = (time.perf_counter() - started) * 1000 / len(ids)
+        sizes = [store.path(rid).stat().st_size for rid in ids]
+
+        request_ms = sum(one.durations_ms)
+        stage_ms = sum(sum(v) for v in one.stage_ms.values())
+        rss = rss_batch(args.rss_requests, tmp / "rss") if args.rss_requests else {}
+
+    result = {
+        "requests": args.requests,
+        "stages": "real agents (agents/*.py), offline backend",
+        "throughput_rps_1w": round(args.requests / one.wall_s, 2),
+        "throughput_rps_2w": round(args.requests / two.wall_s, 2),
+        "outcomes": one.outcomes,
+        "stage_ms": stage_table(one),
+        "request_ms_p50": round(percentile(one.durations_ms, 50), 1),
+        "request_ms_p95": round(percentile(one.durations_ms, 95), 1),
+        "checkpoint_bytes_per_request": round(sum(sizes) / len(sizes)),
+        "checkpoint_bytes_written_per_request": round(one.checkpoint_bytes / args.requests),
+        "checkpoint_share": round(one.checkpoint_ms / request_ms, 4),
+        "checkpoint_io_share": round(one.checkpoint_io_ms / request_ms, 4),
+        "overhead_share": round((request_ms - stage_ms) / request_ms, 4),
+        "resume_skip_ms_per_request": round(rerun_ms, 2),
+        "resume_skipped": rerun.count("skipped"),
+        "checkpoint_load_ms": round(load_ms, 2),
+        "rss": rss,
+        "peak_rss_mb": rss.get("peak_rss_mb_total"),
+    }
+    _print(result)
+    if args.json:
+        print(json.dumps(result, sort_keys=True))
+    return 0
+
+
+def _print(r: dict[str, Any]) -> None:
+    print(f"pipeline benchmark: {r['requests']} requests, {r['stages']}")
+    print(
+        f"  throughput: {r['throughput_rps_1w']} req/s (1 worker), "
+        f"{r['throughput_rps_2w']} req/s (2 workers)"
+    )
+    print(f"  request ms: p50 {r['request_ms_p50']}, p95 {r['request_ms_p95']}")
+    for stage, t in r["stage_ms"].items():
+        print(f"  {stage:<13} p50 {t['p50_ms']:>9} ms   p95 {t['p95_ms']:>9} ms")
+    print(
+        f"  checkpoint: {r['checkpoint_bytes_per_request']} bytes/request on disk, "
+        f"{r['checkpoint_bytes_written_per_request']} bytes written/request, "
+        f"{r['checkpoint_share']:.2%} of request time waiting for them "
+        f"({r['checkpoint_io_share']:.2%} spent writing, overlapped with the next stage)"
+    )
+    print(
+        f"  orchestration + checkpointing: {r['overhead_share']:.2%} of request time "
+        "(target <= 10%)"
+    )
+    print(
+        f"  resume: rerun of the finished batch {r['resume_skip_ms_per_request']} ms/request "
+        f"({r['resume_skipped']} skipped), checkpoint load {r['checkpoint_load_ms']} ms"
+    )
+    if r["rss"]:
+        m = r["rss"]
+        print(
+            f"  memory: {m['requests']} requests with {m['stages']} in {m['wall_s']} s: "
+            f"parent {m['peak_rss_mb_parent']} MB, worker {m['peak_rss_mb_worker']} MB, "
+            f"total {m['peak_rss_mb_total']} MB (target <= 500 MB)"
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
