@@ -169,8 +169,14 @@ def instances(draw: st.DrawFn, max_courses: int = 6, max_terms: int = 4) -> Inst
         years = draw(st.sampled_from(["every", "every", "every", "odd", "even"]))
         units = draw(st.sampled_from([3, 6, 9, 12]))
         courses.append(
-            course(code, units, terms, draw(prereq_expr(codes[:i])), years=years,
-                   attributes=["hum"] if i % 2 else [])
+            course(
+                code,
+                units,
+                terms,
+                draw(prereq_expr(codes[:i])),
+                years=years,
+                attributes=["hum"] if i % 2 else [],
+            )
         )
     if n >= 3 and draw(st.booleans()):
         courses[-1]["antirequisites"] = [codes[-2]]
@@ -196,8 +202,12 @@ def instances(draw: st.DrawFn, max_courses: int = 6, max_terms: int = 4) -> Inst
     )
     if draw(st.booleans()):
         leaves.append(
-            {"kind": "course_set", "id": "hum", "attributes": ["hum"],
-             "min_units": draw(st.sampled_from([6, 9, 12]))}
+            {
+                "kind": "course_set",
+                "id": "hum",
+                "attributes": ["hum"],
+                "min_units": draw(st.sampled_from([6, 9, 12])),
+            }
         )
     total = draw(st.sampled_from([None, 24, 36]))
     programs = [program("MAJ", {"kind": "all_of", "id": "root", "children": leaves}, total=total)]
@@ -207,8 +217,12 @@ def instances(draw: st.DrawFn, max_courses: int = 6, max_terms: int = 4) -> Inst
         programs.append(
             program(
                 "MIN",
-                {"kind": "course_set", "id": "minor-set", "courses": minor,
-                 "min_courses": len(minor)},
+                {
+                    "kind": "course_set",
+                    "id": "minor-set",
+                    "courses": minor,
+                    "min_courses": len(minor),
+                },
                 kind="minor",
                 sharing=draw(st.sampled_from([0, 1])),
             )
@@ -219,7 +233,9 @@ def instances(draw: st.DrawFn, max_courses: int = 6, max_terms: int = 4) -> Inst
     for code in draw(st.lists(st.sampled_from(codes), max_size=2, unique=True)):
         status = draw(st.sampled_from(["completed", "completed", "in_progress"]))
         if status == "completed":
-            history.append({"course": code, "term": "S2026", "grade": draw(st.sampled_from(GRADES))})
+            history.append(
+                {"course": code, "term": "S2026", "grade": draw(st.sampled_from(GRADES))}
+            )
         else:
             history.append({"course": code, "term": "F2026", "status": "in_progress"})
     terms = ["S2027", "F2027", "S2028", "F2028"][:max_terms]
@@ -258,12 +274,18 @@ def realistic_catalog(seed: int = 0) -> Catalog:
                         prereq = f"({prereq}) or {other}"
                 if level == 400 and rnd.random() < 0.3:
                     prereq = f"{prereq} and standing(junior)" if prereq else "standing(junior)"
-                terms = ["fall", "spring"] if level <= 200 or rnd.random() < 0.7 else [
-                    rnd.choice(["fall", "spring"])]
-                years = "every" if level < 400 or rnd.random() < 0.7 else rnd.choice(["odd", "even"])
+                terms = (
+                    ["fall", "spring"]
+                    if level <= 200 or rnd.random() < 0.7
+                    else [rnd.choice(["fall", "spring"])]
+                )
+                years = (
+                    "every" if level < 400 or rnd.random() < 0.7 else rnd.choice(["odd", "even"])
+                )
                 attrs = ["gen-ed"] if dept in ("76", "79", "80", "85") and level <= 200 else []
-                courses.append(course(code, units, terms, prereq, years=years, level=level,
-                                      attributes=attrs))
+                courses.append(
+                    course(code, units, terms, prereq, years=years, level=level, attributes=attrs)
+                )
                 by_level.setdefault((dept, level), []).append(code)
     cs = by_level[("15", 100)] + by_level[("15", 200)]
     math = by_level[("21", 100)] + by_level[("21", 200)]
@@ -273,12 +295,21 @@ def realistic_catalog(seed: int = 0) -> Catalog:
         "children": [
             *({"kind": "course", "id": f"core-{c}", "course": c} for c in cs[:8]),
             *({"kind": "course", "id": f"math-{c}", "course": c} for c in math[:4]),
-            {"kind": "n_of", "id": "sys-or-theory", "n": 1, "children": [
-                {"kind": "course", "id": "sys", "course": by_level[("15", 300)][0]},
-                {"kind": "course", "id": "theory", "course": by_level[("15", 300)][1]},
-            ]},
-            {"kind": "course_set", "id": "cs-electives", "patterns": ["15-3xx", "15-4xx"],
-             "min_courses": 4},
+            {
+                "kind": "n_of",
+                "id": "sys-or-theory",
+                "n": 1,
+                "children": [
+                    {"kind": "course", "id": "sys", "course": by_level[("15", 300)][0]},
+                    {"kind": "course", "id": "theory", "course": by_level[("15", 300)][1]},
+                ],
+            },
+            {
+                "kind": "course_set",
+                "id": "cs-electives",
+                "patterns": ["15-3xx", "15-4xx"],
+                "min_courses": 4,
+            },
             {"kind": "course_set", "id": "stats", "patterns": ["36-xxx"], "min_courses": 2},
             {"kind": "course_set", "id": "gen-ed", "attributes": ["gen-ed"], "min_units": 54},
         ],
@@ -287,20 +318,39 @@ def realistic_catalog(seed: int = 0) -> Catalog:
         "kind": "all_of",
         "id": "econ-ba",
         "children": [
-            *({"kind": "course", "id": f"core-{c}", "course": c}
-              for c in by_level[("73", 100)][:4] + by_level[("73", 200)][:4]),
-            {"kind": "course_set", "id": "econ-upper", "patterns": ["73-3xx", "73-4xx"],
-             "min_courses": 5},
-            {"kind": "course_set", "id": "quant", "patterns": ["21-1xx", "36-2xx"],
-             "min_courses": 3},
+            *(
+                {"kind": "course", "id": f"core-{c}", "course": c}
+                for c in by_level[("73", 100)][:4] + by_level[("73", 200)][:4]
+            ),
+            {
+                "kind": "course_set",
+                "id": "econ-upper",
+                "patterns": ["73-3xx", "73-4xx"],
+                "min_courses": 5,
+            },
+            {
+                "kind": "course_set",
+                "id": "quant",
+                "patterns": ["21-1xx", "36-2xx"],
+                "min_courses": 3,
+            },
             {"kind": "course_set", "id": "gen-ed", "attributes": ["gen-ed"], "min_units": 72},
         ],
     }
     math_min = {"kind": "course_set", "id": "math-min", "patterns": ["21-xxx"], "min_courses": 6}
-    phil_min = {"kind": "all_of", "id": "phil-min", "children": [
-        {"kind": "course", "id": "intro", "course": by_level[("80", 100)][0]},
-        {"kind": "course_set", "id": "upper", "patterns": ["80-2xx", "80-3xx"], "min_courses": 4},
-    ]}
+    phil_min = {
+        "kind": "all_of",
+        "id": "phil-min",
+        "children": [
+            {"kind": "course", "id": "intro", "course": by_level[("80", 100)][0]},
+            {
+                "kind": "course_set",
+                "id": "upper",
+                "patterns": ["80-2xx", "80-3xx"],
+                "min_courses": 4,
+            },
+        ],
+    }
     programs = [
         program("CS-BS", major, total=360),
         program("ECON-BA", econ, total=360),
@@ -317,7 +367,7 @@ def realistic_student(cat: Catalog, major: str, done_terms: int, seed: int = 0) 
     wanted = [leaf.course for leaf in prog.requirement.children if hasattr(leaf, "course")]
     taken: list[dict[str, Any]] = []
     done: set[str] = set()
-    terms = ["F2024", "S2025", "F2025", "S2026", "F2026"][-(done_terms + 1):]
+    terms = ["F2024", "S2025", "F2025", "S2026", "F2026"][-(done_terms + 1) :]
     for i, term in enumerate(terms):
         units = 0.0
         for code in wanted + [c.code for c in cat.courses if c.level == 100]:
@@ -329,8 +379,14 @@ def realistic_student(cat: Catalog, major: str, done_terms: int, seed: int = 0) 
                 continue
             last = i == len(terms) - 1
             grade = rnd.choice(["A", "B", "B", "C"])
-            taken.append({"course": code, "term": term, "grade": None if last else grade,
-                          "status": "in_progress" if last else "completed"})
+            taken.append(
+                {
+                    "course": code,
+                    "term": term,
+                    "grade": None if last else grade,
+                    "status": "in_progress" if last else "completed",
+                }
+            )
             units += c.units
         done |= {t["course"] for t in taken}
     return student([major], taken)

@@ -4,44 +4,47 @@
 requirements of every target program (sharing limits included), adds free electives up to
 the degree's total units, and places everything in terms so that prerequisites,
 corequisites, offerings, unit loads, terms away and anti-requisites all hold. Objectives,
-in strict priority order: earliest graduation, fewest extra units, most even load, most
-interest points, then earliest placement as the explicit tie-break.
+in strict priority order: earliest graduation, fewest units (so fewest extra units), most
+even load, then earliest placement as the explicit tie-break; interests break ties between
+course sets of equal units. ``status`` is "optimal" when graduation and units are proved
+optimal (balance is best effort within a deterministic budget).
+
+Every plan is checked against the degree audit before it is returned; when the audit counts
+courses differently from the model, the plan is re-solved with the audit's allocation pinned
+(see ``_agree_with_audit``).
 
 When no plan exists the result says why in words a student understands (a prerequisite
 chain that needs more terms than remain, an offering after the target, units that do not
-fit under the cap) and, when a target term was the obstacle, the earliest graduation that
-would work. See ``planner_prep`` (candidate pool, earliest terms) and ``planner_model`` (the
-CP-SAT formulation).
+fit under the cap, a sharing limit) and, when a target term was the obstacle, the earliest
+graduation that would work. Module map: ``planner_reasons`` (setup and reasons),
+``planner_prep`` (record, horizon, requirements, earliest terms), ``planner_pool``
+(candidate courses), ``planner_select`` (course-set model, requirement encoding),
+``planner_model`` (time-indexed model), ``planner_solve`` (the staged solve).
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import structlog
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.errors import PlanningError
-from agents.tools.catalog import Catalog, Program
-from agents.tools.planner_model import PlanModel, Solution, Strategy
-from agents.tools.planner_prep import (
-    INF,
-    Prep,
-    default_latest,
-    describe_offering,
-    horizon,
-    parse_term,
-)
+from agents.tools.catalog import Catalog
+from agents.tools.planner_model import Solution
+from agents.tools.planner_prep import Leaf, Prep, ReqTree
+from agents.tools.planner_reasons import PlanSetup, analysis_reasons, diagnose, input_reasons
+from agents.tools.planner_solve import solve_plan
 from agents.tools.student import StudentRecord
-from agents.tools.terms import Term
+
+if TYPE_CHECKING:
+    from agents.tools.audit import AuditReport, RequirementAudit
 
 log = structlog.get_logger(__name__)
 
 FREE_ELECTIVE = "free elective"
-STRATEGY: Strategy = "sequential"
+REPAIR_ROUNDS = 3
 
 
 class _Model(BaseModel):
@@ -127,71 +130,6 @@ class PlanResult(_Model):
     solve_ms: float = Field(description="Wall time of the whole planning call in milliseconds.")
 
 
-# --------------------------------------------------------------------------- setup
-
-
-class _Setup:
-    """Parsed constraints shared by every solve of one ``plan`` call."""
-
-    def __init__(
-        self,
-        catalog: Catalog,
-        student: StudentRecord,
-        programs: Sequence[str],
-        c: PlanConstraints,
-    ) -> None:
-        self.catalog, self.student, self.c = catalog, student, c
-        self.programs: list[Program] = [catalog.program(p) for p in dict.fromkeys(programs)]
-        if not self.programs:
-            raise PlanningError("no target programs; pass at least one program code")
-        current = parse_term(student.current_term, "student current_term")
-        self.current = current
-        self.first = (
-            parse_term(c.first_term, "first_term")
-            if c.first_term
-            else current.next_regular(c.include_summer)
-        )
-        self.latest = parse_term(c.latest_term, "latest_term") if c.latest_term else None
-        self.latest = self.latest or default_latest(self.first)
-        self.target = parse_term(c.target_term, "target_term") if c.target_term else None
-        if self.latest < self.first:
-            raise PlanningError(
-                f"latest_term {self.latest.code!r} is before first_term {self.first.code!r}"
-            )
-        self.away = {parse_term(t, "terms_away").code for t in [*student.terms_away, *c.terms_away]}
-        self.fixed = {k: parse_term(v, f"fixed[{k!r}]").code for k, v in c.fixed.items()}
-        for what, codes in (("include", c.include), ("avoid", c.avoid), ("fixed", self.fixed)):
-            for code in codes:
-                if code not in catalog.course_by_code:
-                    raise PlanningError(f"{what}: unknown course {code!r}")
-
-    def prep(self, end: Term, full: bool = False) -> Prep:
-        terms = horizon(self.first, end, self.c.include_summer)
-        caps = [self.c.term_max_units.get(t.code, self.c.max_units_per_term) for t in terms]
-        floors = [
-            self.c.term_min_units.get(
-                t.code, self.c.min_units_per_term if t.season != "summer" else 0.0
-            )
-            for t in terms
-        ]
-        interests = {k: v for k, v in self.c.interests.items() if k in self.catalog.course_by_code}
-        prep = Prep(
-            self.catalog,
-            self.student,
-            self.programs,
-            terms,
-            self.away,
-            caps,
-            floors,
-            include=self.c.include,
-            avoid=self.c.avoid,
-            fixed=self.fixed,
-            interests=interests,
-        )
-        prep.build_pool(full)
-        return prep
-
-
 # --------------------------------------------------------------------------- planning
 
 
@@ -203,7 +141,7 @@ def plan(
 ) -> PlanResult:
     """Plan every remaining term to graduation for ``programs`` (declared plus added)."""
     t0 = time.perf_counter()
-    setup = _Setup(catalog, student, programs, constraints)
+    setup = PlanSetup(catalog, student, programs, constraints)
     end = setup.latest
     if setup.target is not None and setup.target < end:
         end = setup.target
@@ -213,19 +151,19 @@ def plan(
     prep: Prep | None = None
     if end >= setup.first:
         prep = setup.prep(end)
-        reasons = _input_reasons(setup, prep)
+        reasons = input_reasons(setup, prep) or analysis_reasons(setup, prep, end)
         if not reasons:
-            reasons = _analysis_reasons(setup, prep, end)
-        if not reasons:
-            sol = _solve(prep, setup, deadline - time.perf_counter(), first_only=False)
+            sol = _solve(prep, setup, deadline - time.perf_counter(), False)
             if sol.status == "infeasible" and not prep.full:
                 # The pruned candidate pool may have lost the only way; prove it on all courses.
                 prep = setup.prep(end, full=True)
-                sol = _solve(prep, setup, deadline - time.perf_counter(), first_only=False)
+                sol = _solve(prep, setup, deadline - time.perf_counter(), False)
     else:
         reasons = [f"the target {end.code} is before the first plannable term {setup.first.code}"]
     if sol.status in ("optimal", "feasible") and prep is not None:
+        sol, audit_notes = _agree_with_audit(setup, prep, sol, deadline)
         result = _result(setup, prep, sol)
+        result.notes.extend(audit_notes)
         result.solve_ms = round((time.perf_counter() - t0) * 1000, 3)
         log.info(
             "planner.done",
@@ -240,23 +178,14 @@ def plan(
             f"the solver found no plan within {constraints.time_limit_s:g} s; this does not "
             "prove that none exists - raise time_limit_s"
         )
-    earliest: str | None = None
-    if setup.target is not None and setup.target < setup.latest:
-        wide = setup.prep(setup.latest)
-        if not _input_reasons(setup, wide) and not _analysis_reasons(setup, wide, setup.latest):
-            alt = _solve(wide, setup, max(0.5, deadline - time.perf_counter()), first_only=True)
-            if alt.status == "infeasible" and not wide.full:
-                wide = setup.prep(setup.latest, full=True)
-                alt = _solve(wide, setup, max(0.5, deadline - time.perf_counter()), first_only=True)
-            if alt.status in ("optimal", "feasible"):
-                earliest = wide.terms[alt.graduation].code if alt.placement else None
-                if earliest:
-                    reasons.append(
-                        f"graduating by {setup.target.code} is not possible; the earliest "
-                        f"feasible graduation is {earliest}"
-                    )
+    earliest = _earliest(setup, deadline) if setup.target is not None else None
+    if earliest is not None:
+        reasons.append(
+            f"graduating by {end.code} is not possible; the earliest feasible "
+            f"graduation is {earliest}"
+        )
     if prep is not None and sol.status == "infeasible" and not reasons:
-        reasons = _diagnose(setup, end, deadline)
+        reasons = diagnose(setup, end, deadline, _solve)
     if not reasons:
         reasons.append(
             f"no plan satisfies every requirement, prerequisite, offering and unit limit "
@@ -277,12 +206,118 @@ def plan(
     return result
 
 
-def _solve(prep: Prep, setup: _Setup, seconds: float, *, first_only: bool) -> Solution:
-    model = PlanModel(prep, max_courses=setup.c.max_courses_per_term)
-    return model.solve(max(0.05, seconds), STRATEGY, first_only=first_only)
+def _solve(prep: Prep, setup: PlanSetup, seconds: float, first_only: bool) -> Solution:
+    return solve_plan(
+        prep,
+        max_courses=setup.c.max_courses_per_term,
+        seconds=max(0.05, seconds),
+        first_only=first_only,
+    )
 
 
-def _result(setup: _Setup, prep: Prep, sol: Solution) -> PlanResult:
+def _earliest(setup: PlanSetup, deadline: float) -> str | None:
+    """Earliest graduation within the search horizon, ignoring the target term."""
+    assert setup.target is not None
+    if setup.target >= setup.latest:
+        return None
+    wide = setup.prep(setup.latest)
+    if input_reasons(setup, wide) or analysis_reasons(setup, wide, setup.latest):
+        return None
+    alt = _solve(wide, setup, max(0.5, deadline - time.perf_counter()), True)
+    if alt.status == "infeasible" and not wide.full:
+        wide = setup.prep(setup.latest, full=True)
+        alt = _solve(wide, setup, max(0.5, deadline - time.perf_counter()), True)
+    if alt.status not in ("optimal", "feasible"):
+        return None
+    return wide.terms[alt.graduation].code if alt.placement else setup.current.code
+
+
+def _agree_with_audit(
+    setup: PlanSetup, prep: Prep, sol: Solution, deadline: float
+) -> tuple[Solution, list[str]]:
+    """Re-solve until the degree audit agrees that every requirement is met.
+
+    The model assigns courses to requirements its own way; the audit is the office's
+    source of truth and may allocate differently (its preferences, its unit counting). Each
+    round pins the audit's allocation of the courses the model had counted toward an unmet
+    requirement; when another program took a planned course, that program's own courses
+    are ordered first instead (the audit fills by term, then code); any unit shortfall is
+    added. Returns the last plan that solved, with a note when the audit still disagrees.
+    """
+    from agents.tools.audit import audit, unmet  # peer tool: imported when first needed
+
+    codes = [p.code for p in setup.programs]
+    problems: list[tuple[str, str, str]] = []
+    for _ in range(REPAIR_ROUNDS + 1):
+        planned = {c: prep.terms[i].code for c, i in sol.placement.items()}
+        report = audit(setup.catalog, setup.student, codes, planned=planned)
+        problems = [p for p in unmet(report) if p[1] != "program-gpa"]
+        if not problems or time.perf_counter() >= deadline:
+            break
+        pins, orders, short = _pins(report, sol, problems)
+        if not pins - prep.pins and not orders - prep.orders and short <= 0:
+            break
+        prep.pins |= pins
+        prep.orders |= orders
+        prep.total_needed += short
+        again = _solve(prep, setup, deadline - time.perf_counter(), False)
+        if again.status not in ("optimal", "feasible"):
+            break
+        sol = again
+    notes = [
+        f"the degree audit's own allocation leaves {prog}/{req} unmet ({why}); ask the "
+        "registrar to count the courses as planned"
+        for prog, req, why in problems
+    ]
+    return sol, notes
+
+
+def _pins(
+    report: AuditReport, sol: Solution, problems: list[tuple[str, str, str]]
+) -> tuple[set[tuple[str, str, str]], set[tuple[str, str]], float]:
+    """Where the audit put the courses the plan meant for each unmet requirement."""
+    audit_leaf: dict[tuple[str, str], str] = {}
+    short = 0.0
+
+    def walk(program: str, node: RequirementAudit) -> None:
+        for counted in node.counted:
+            audit_leaf[(program, counted.course)] = node.id
+        for child in node.children:
+            walk(program, child)
+
+    for p in report.programs:
+        walk(p.code, p.root)
+    pins: set[tuple[str, str, str]] = set()
+    orders: set[tuple[str, str]] = set()
+    for prog, req, _ in problems:
+        if req == "total-units":
+            check = next(
+                c
+                for p in report.programs
+                if p.code == prog
+                for c in p.checks
+                if c.id == "total-units"
+            )
+            short = max(short, check.units_needed)
+            continue
+        mine = [c for c, labels in sol.counts.items() if f"{prog}/{req}" in labels]
+        for course in mine:
+            for (program, code), leaf in audit_leaf.items():
+                if (
+                    code == course
+                    and (program, leaf) != (prog, req)
+                    and (f"{program}/{leaf}" not in sol.counts.get(course, []))
+                ):
+                    if program != prog and course in sol.placement:
+                        # Another program's greedy fill took a planned course: plan that
+                        # program's own courses earlier instead of giving this one up.
+                        orders.add((program, leaf))
+                    else:
+                        pins.add((program, leaf, course))
+    return pins, orders, short
+
+
+def _result(setup: PlanSetup, prep: Prep, sol: Solution) -> PlanResult:
     by_pos: dict[int, list[str]] = {}
     for code, pos in sol.placement.items():
         by_pos.setdefault(pos, []).append(code)
@@ -292,8 +327,9 @@ def _result(setup: _Setup, prep: Prep, sol: Solution) -> PlanResult:
         units = sum(prep.course(c).units for c in courses)
         terms.append(PlannedTerm(term=prep.terms[i].code, courses=courses, units=units))
     planned = sum(t.units for t in terms)
-    requirement_of = {c: sol.counts.get(c) or [FREE_ELECTIVE] for c in sorted(sol.placement)}
-    req_units = sum(prep.course(c).units for c in sol.placement if c in sol.counts)
+    counts = _trim(prep, sol)
+    requirement_of = {c: counts.get(c) or [FREE_ELECTIVE] for c in sorted(sol.placement)}
+    req_units = sum(prep.course(c).units for c in sol.placement if counts.get(c))
     extra = max(0.0, planned - max(prep.total_needed, req_units))
     notes = [
         f"{c} needs {_consent_of(prep, c)} consent before registration"
@@ -318,6 +354,63 @@ def _result(setup: _Setup, prep: Prep, sol: Solution) -> PlanResult:
     )
 
 
+def _trim(prep: Prep, sol: Solution) -> dict[str, list[str]]:
+    """What each course counts toward, without surplus: a planned course is dropped from a
+    requirement that stays met without it (latest terms first), and from an n-of child
+    beyond the n needed, so extra courses show as free electives."""
+    counts = {c: list(labels) for c, labels in sol.counts.items()}
+
+    def members(label: str) -> list[str]:
+        return [c for c, labels in counts.items() if label in labels]
+
+    def drop(label: str, course: str) -> None:
+        counts[course] = [x for x in counts[course] if x != label]
+
+    def later_first(codes: list[str]) -> list[str]:
+        planned = [c for c in codes if c in sol.placement]
+        return sorted(planned, key=lambda c: (sol.placement[c], c), reverse=True)
+
+    def satisfied(leaf: Leaf, codes: list[str]) -> bool:
+        units = sum(prep.course(c).units for c in codes)
+        need = 1 if leaf.kind == "course" else leaf.min_courses
+        return len(codes) >= need and units >= leaf.min_units - 1e-9
+
+    def walk(node: ReqTree) -> None:
+        if node.kind == "leaf" and node.leaf is not None and node.leaf.kind == "set":
+            leaf = node.leaf
+            for course in later_first(members(leaf.label)):
+                rest = [c for c in members(leaf.label) if c != course]
+                if satisfied(leaf, rest):
+                    drop(leaf.label, course)
+        for child in node.children:
+            walk(child)
+        if node.kind == "n_of":
+            done = [
+                ch
+                for ch in node.children
+                if ch.leaf is not None and satisfied(ch.leaf, members(ch.leaf.label))
+            ]
+            spare = len(done) - node.n
+            for ch in sorted(
+                done,
+                key=lambda ch: (
+                    -max((sol.placement.get(c, -1) for c in members(ch.leaf.label)), default=-1)
+                ),
+            ):
+                if spare <= 0:
+                    break
+                assert ch.leaf is not None
+                codes = members(ch.leaf.label)
+                if codes and all(c in sol.placement for c in codes):
+                    for c in codes:
+                        drop(ch.leaf.label, c)
+                    spare -= 1
+
+    for tree in prep.trees.values():
+        walk(tree)
+    return {c: labels for c, labels in counts.items() if labels}
+
+
 def _consent_of(prep: Prep, code: str) -> str:
     from agents.tools.planner_prep import walk_prereq
     from agents.tools.prereq import ConsentCond
@@ -328,157 +421,3 @@ def _consent_of(prep: Prep, code: str) -> str:
         if isinstance(n, ConsentCond)
     ]
     return kinds[0] if kinds else "instructor"
-
-
-# --------------------------------------------------------------------------- reasons
-
-
-def _input_reasons(setup: _Setup, prep: Prep) -> list[str]:
-    """Contradictions in what was asked: include/avoid, fixed terms, avoided requirements."""
-    out: list[str] = []
-    c = setup.c
-    for code in sorted(set(c.include) & set(c.avoid)):
-        out.append(f"{code} is both on the include list and on the avoid list")
-    term_codes = {t.code for t in prep.terms}
-    for code, term in sorted(setup.fixed.items()):
-        course = prep.course(code)
-        if term not in term_codes:
-            out.append(
-                f"{code} is fixed in {term}, outside the planned terms "
-                f"{prep.terms[0].code}..{prep.terms[-1].code}"
-            )
-        elif term in setup.away:
-            out.append(f"{code} is fixed in {term}, a term the student is away")
-        elif not course.offered.offered_in(Term.parse(term)):
-            out.append(f"{code} is fixed in {term} but is offered {describe_offering(course)}")
-        elif not prep.plannable(code):
-            out.append(f"{code} is fixed in {term} but is already complete")
-    for leaf in prep.leaves:
-        if leaf.mandatory and leaf.kind == "course" and leaf.matching:
-            code = leaf.matching[0]
-            if code in prep.avoid and not prep.hist_ok(code, leaf.min_grade):
-                out.append(f"{code} is required by {leaf.label} but is on the avoid list")
-    return out
-
-
-def _analysis_reasons(setup: _Setup, prep: Prep, end: Term) -> list[str]:
-    """Chains, offerings and unit capacity checked without the solver."""
-    out: list[str] = []
-    end_word = "the target " + end.code if setup.target == end else end.code
-    active = [i for i in range(len(prep.terms)) if prep.active[i]]
-    missing = sorted(c for c in prep.must if not prep.allowed.get(c))
-    if missing:
-        ext_end = Term.from_index(end.index + 3 * 8)
-        wide = _wide(setup, ext_end)
-        analysis = wide.analyse({c.code for c in prep.catalog.courses if wide.plannable(c.code)})
-        for code in missing:
-            chain = wide.chain(code, analysis)
-            chain = [c for c in chain if not wide.hist_ok(c, None) or c == code]
-            pos = analysis.est.get(code, INF)
-            course = prep.course(code)
-            if len(chain) <= 1 or not prep.offered_positions(code):
-                nxt = wide.terms[pos].code if pos < INF else None
-                when = (
-                    f"its next offering is {nxt}, after {end_word}"
-                    if nxt
-                    else ("it has no offering in the next terms")
-                )
-                if prep.offered_positions(code):
-                    when = f"it cannot be taken by {end_word}"
-                out.append(f"{code} is offered {describe_offering(course)}; {when}")
-                continue
-            if pos < INF:
-                need = sum(1 for i in range(pos + 1) if wide.active[i])
-                out.append(
-                    f"the prerequisite chain {' -> '.join(chain)} needs {need} more terms "
-                    f"({code} no earlier than {wide.terms[pos].code}) but only {len(active)} "
-                    f"remain through {end_word}"
-                )
-            else:
-                out.append(
-                    f"the prerequisite chain {' -> '.join(chain)} cannot be completed: "
-                    f"{chain[0]} cannot be taken"
-                )
-    must_units = sum(prep.course(c).units for c in prep.must)
-    need = max(prep.total_needed, must_units)
-    capacity = sum(prep.caps[i] for i in active)
-    if need > capacity + 1e-9:
-        cap = max(prep.caps) if prep.caps else 0.0
-        terms_needed = math.ceil(need / cap) if cap else INF
-        out.append(
-            f"{need:g} remaining units need {terms_needed} terms at {cap:g} units, only "
-            f"{len(active)} remain through {end_word}"
-        )
-    for leaf in prep.leaves:
-        if not leaf.mandatory or leaf.kind != "set":
-            continue
-        count = len(leaf.options)
-        units = sum(prep.course(c).units for c in leaf.options)
-        if count < leaf.min_courses or units + 1e-9 < leaf.min_units:
-            out.append(
-                f"{leaf.label} cannot be met: only {count} matching courses can be taken by "
-                f"{end_word}"
-            )
-    return out
-
-
-def _wide(setup: _Setup, end: Term) -> Prep:
-    terms = horizon(setup.first, end, setup.c.include_summer)
-    caps = [setup.c.term_max_units.get(t.code, setup.c.max_units_per_term) for t in terms]
-    return Prep(
-        setup.catalog,
-        setup.student,
-        setup.programs,
-        terms,
-        setup.away,
-        caps,
-        [0.0] * len(terms),
-        avoid=setup.c.avoid,
-        fixed=setup.fixed,
-    )
-
-
-def _diagnose(setup: _Setup, end: Term, deadline: float) -> list[str]:
-    """Relax one constraint at a time; the first relaxation that helps names the culprit."""
-    c = setup.c
-    probes: list[tuple[str, dict[str, object]]] = []
-    if c.max_courses_per_term is not None:
-        probes.append(
-            (
-                f"the limit of {c.max_courses_per_term} courses per term is too tight",
-                {"max_courses_per_term": None},
-            )
-        )
-    if c.min_units_per_term or c.term_min_units:
-        probes.append(
-            (
-                "the minimum load per term cannot be met with courses whose "
-                "prerequisites and offerings fit",
-                {"min_units_per_term": 0.0, "term_min_units": {}},
-            )
-        )
-    if c.fixed:
-        probes.append(("the fixed course placements cannot be kept", {"fixed": {}}))
-    if c.include:
-        probes.append(("the included courses do not fit", {"include": []}))
-    probes.append(
-        (
-            f"the unit cap of {c.max_units_per_term:g} per term is too low for the "
-            f"remaining courses by {end.code}",
-            {"max_units_per_term": c.max_units_per_term * 1.5, "term_max_units": {}},
-        )
-    )
-    out: list[str] = []
-    for text, change in probes:
-        if time.perf_counter() >= deadline:
-            break
-        relaxed = c.model_copy(update=change)
-        s2 = _Setup(setup.catalog, setup.student, [p.code for p in setup.programs], relaxed)
-        prep = s2.prep(end)
-        if _input_reasons(s2, prep) or _analysis_reasons(s2, prep, end):
-            continue
-        sol = _solve(prep, s2, min(2.0, deadline - time.perf_counter()), first_only=True)
-        if sol.status in ("optimal", "feasible"):
-            out.append(text)
-            break
-    return out

@@ -1,31 +1,28 @@
-"""The CP-SAT model of the multi-term planner (built from a ``planner_prep.Prep``).
+"""The time-indexed CP-SAT model of the planner.
 
-Formulation (time-indexed):
+Formulation:
 
 - ``x[c,i]``: course ``c`` is taken in horizon position ``i`` (only offered, non-away
   positions at or after the course's earliest term); ``taken[c] = sum_i x[c,i] <= 1``.
-- ``y[i]``: position ``i`` is at or before graduation; ``y`` is non-increasing and every
-  ``x[c,i]`` implies ``y[i]``. Graduation = the last position with ``y = 1``.
-- loads: ``sum_c units*x[c,i] <= cap_i`` and ``>= floor_i`` when ``y[i]``.
+- ``y[i]``: position ``i`` is at or before graduation; ``y`` is non-increasing, every
+  ``x[c,i]`` implies ``y[i]``; graduation = the last position with ``y = 1``.
+- loads: ``sum_c units*x[c,i] <= cap_i * y[i]`` (the ``y`` factor lets the LP see
+  "terms >= units / cap") and ``>= floor_i`` when ``y[i]``; optional course count limit.
 - prerequisites: ``x[c,i]`` implies the tree at ``i``: a course condition is the OR of the
   ``x[d,j]`` with ``j < i`` (``j <= i`` for corequisites); an AND inside an OR gets its own
-  literal; standing/units conditions get a literal ``r[k,i] => units before i >= k``.
-- requirements: ``a[p,l,c]``: course ``c`` counts toward leaf ``l`` of program ``p``; a
-  course counts toward at most one leaf per program; ``a`` needs the course taken (or the
-  record to satisfy the leaf's minimum grade); set leaves need ``min_courses`` and
-  ``min_units`` of counted courses; all-of / n-of nodes combine child literals.
-- sharing: for programs ``p, q`` with a limit ``k``, ``shared[c] >= count_p[c] +
-  count_q[c] - 1`` and ``sum shared <= k``.
-- total units: ``units earned + sum gain_c*taken[c] >= total``.
+  literal; standing/units conditions get ``r[k,i] => units before i >= k``.
+- requirements, sharing, unit total, anti-requisites: ``planner_select.encode_*``.
+- interchangeable courses (same units, terms, prerequisites, leaves; nobody's
+  prerequisite) are ordered, so the solver does not permute identical free electives.
+- audit order (only for leaves the audit repair flagged): the planned courses counted
+  toward such a leaf come before its other planned matches, in the audit's fill order.
 
-Objectives, lexicographic: graduation position, units planned, load spread (max - min over
-active regular terms), interests, then earliness (sum of ``i*x[c,i]``) as explicit
-tie-break. Solved either by sequential solves (each fixes the previous optimum and is hinted
-with the previous solution) or by one weighted objective with dominating weights.
+The staged solve that uses these models is in ``planner_solve``.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 from typing import Literal
@@ -33,7 +30,13 @@ from typing import Literal
 import structlog
 from ortools.sat.python import cp_model
 
-from agents.tools.planner_prep import Prep, ReqTree
+from agents.tools.planner_prep import Prep, walk_prereq
+from agents.tools.planner_select import (
+    encode_requirements,
+    encode_total_and_antirequisites,
+    make_solver,
+    weighted,
+)
 from agents.tools.prereq import (
     AllOf,
     AnyOf,
@@ -47,12 +50,14 @@ from agents.tools.prereq import (
 
 log = structlog.get_logger(__name__)
 
-Strategy = Literal["sequential", "weighted"]
 SolveStatus = Literal["optimal", "feasible", "infeasible", "unknown"]
-SEED = 20260901
-WORKERS = 1
-SECONDARY_DTIME = 0.05
 _SCALES = (1, 2, 4, 10, 20, 100)
+PORTFOLIO: list[tuple[dict[str, object], float | None]] = [
+    ({}, 0.05),
+    ({"linearization_level": 0}, 0.05),
+    ({"search_branching": cp_model.PORTFOLIO_WITH_QUICK_RESTART_SEARCH}, 0.05),
+    ({"linearization_level": 2}, None),
+]
 
 
 @dataclass
@@ -61,23 +66,12 @@ class Solution:
 
     status: SolveStatus
     placement: dict[str, int] = field(default_factory=dict)
-    counts: dict[str, list[str]] = field(default_factory=dict)
+    counts: dict[str, list[str]] = field(default_factory=dict)  # record courses included
     graduation: int = -1
-    solves: int = 0
+    stages: list[str] = field(default_factory=list)
 
 
-def _weighted(parts: list[tuple[cp_model.LinearExprT, int]]) -> cp_model.LinearExprT:
-    """``parts`` in priority order, each (expression >= 0, its upper bound): one objective
-    whose weights make every part dominate all later ones."""
-    weight = 1
-    expr: cp_model.LinearExprT = 0
-    for e, ub in reversed(parts):
-        expr = expr + weight * e
-        weight *= ub + 1
-    return expr
-
-
-def _scale(values: list[float]) -> int:
+def unit_scale(values: list[float]) -> int:
     for s in _SCALES:
         if all(abs(v * s - round(v * s)) < 1e-6 for v in values):
             return s
@@ -85,16 +79,24 @@ def _scale(values: list[float]) -> int:
 
 
 class PlanModel:
-    """Build once, then ``solve`` with a strategy."""
+    """Terms for ``courses`` (all fixed as taken), or for the whole pool with requirements."""
 
-    def __init__(self, prep: Prep, *, max_courses: int | None = None) -> None:
+    def __init__(
+        self,
+        prep: Prep,
+        *,
+        max_courses: int | None = None,
+        courses: list[str] | None = None,
+        counts: dict[str, list[str]] | None = None,
+    ) -> None:
         self.prep = prep
         self.m = cp_model.CpModel()
         self.n = len(prep.terms)
-        units = [prep.course(c).units for c in prep.pool]
-        self.s = _scale(units or [1.0])
+        self.s = unit_scale([prep.course(c).units for c in prep.pool] or [1.0])
         self.u = {c: round(prep.course(c).units * self.s) for c in prep.pool}
         self.g = {c: round(prep.gain(c) * self.s) for c in prep.pool}
+        self.fixed_set = courses is not None
+        self.courses = sorted(courses) if courses is not None else list(prep.pool)
         self.x: dict[str, dict[int, cp_model.IntVar]] = {}
         self.taken: dict[str, cp_model.IntVar] = {}
         self.y = [self.m.new_bool_var(f"y{i}") for i in range(self.n)]
@@ -102,46 +104,117 @@ class PlanModel:
         self._and: dict[tuple[int, int, bool], cp_model.IntVar] = {}
         self.a: dict[tuple[str, str], list[tuple[str, cp_model.IntVar]]] = {}
         self.max_courses = max_courses
-        self.feasible_alone = True
-        self.solves = 0
-        self.graduation_fixed: int | None = None
+        self.set_counts = counts or {}
+        self.possible = True
         self._build()
-
-    # ------------------------------------------------------------------ building
 
     def _build(self) -> None:
         p, m = self.prep, self.m
-        for c in p.pool:
+        for c in self.courses:
             pos = p.allowed.get(c, [])
             if not pos:
-                if c in p.must:
-                    self.feasible_alone = False
+                if c in p.must or self.fixed_set:
+                    self.possible = False
                 continue
             self.x[c] = {i: m.new_bool_var(f"x[{c},{i}]") for i in pos}
             t = m.new_bool_var(f"t[{c}]")
             m.add(t == sum(self.x[c].values()))
             self.taken[c] = t
-            if c in p.must:
+            if c in p.must or self.fixed_set:
                 m.add(t == 1)
             for i, v in self.x[c].items():
                 m.add_implication(v, self.y[i])
         for i in range(self.n - 1):
             m.add_implication(self.y[i + 1], self.y[i])
-        # Every required course is at or after its earliest term: graduation cannot be sooner.
-        lower = max((p.analysis.est.get(c, 0) for c in p.must if c in self.x), default=-1)
-        for i in range(min(lower + 1, self.n)):
+        for i in range(min(self.chain_bound(), self.n)):
             m.add(self.y[i] == 1)
         self._loads()
-        self._antirequisites()
         for c, xs in self.x.items():
             course = p.course(c)
             for i, v in xs.items():
                 self._post(v, course.prerequisites, i, True)
                 self._post(v, course.corequisites, i, False)
-        self._requirements()
-        if p.total_needed > 0:
-            need = round(p.total_needed * self.s + 0.4999)
-            m.add(sum(self.g[c] * t for c, t in self.taken.items()) >= need)
+        if not self.fixed_set:
+            self.a = encode_requirements(m, p, self.taken, self.s)
+            encode_total_and_antirequisites(m, p, self.taken, self.g, self.s)
+            self._symmetry()
+        self._audit_order()
+
+    def pos(self, code: str) -> cp_model.LinearExprT:
+        return sum(i * v for i, v in self.x[code].items())
+
+    def _audit_order(self) -> None:
+        """For the leaves in ``prep.orders``: the planned courses counted there come before
+        the other planned courses it matches, in the audit's order (term, then code), so
+        the audit's greedy fill takes them first and leaves the others to later programs."""
+        p, m = self.prep, self.m
+        for prog, leaf_id in sorted(p.orders):
+            leaf = p.leaf(prog, leaf_id)
+            label = f"{prog}/{leaf_id}"
+            cands = [c for c in leaf.matching if c in self.x]
+            for c1, c2 in itertools.permutations(cands, 2):
+                if p.demand(prog, c1) != p.demand(prog, c2):
+                    continue
+                gap = 0 if c1 < c2 else 1
+                if self.fixed_set:
+                    if label in self.set_counts.get(c1, []) and label not in self.set_counts.get(
+                        c2, []
+                    ):
+                        m.add(self.pos(c1) + gap <= self.pos(c2))
+                    continue
+                a = dict(self.a.get((prog, leaf_id), []))
+                if c1 in a and c2 in a:
+                    m.add(self.pos(c1) + gap <= self.pos(c2)).only_enforce_if(
+                        [a[c1], self.taken[c2], a[c2].Not()]
+                    )
+
+    def chain_bound(self) -> int:
+        """Terms needed at least: every required course sits at or after its earliest term."""
+        musts = self.courses if self.fixed_set else sorted(self.prep.must)
+        return 1 + max((self.prep.analysis.est.get(c, 0) for c in musts if c in self.x), default=-1)
+
+    def _symmetry(self) -> None:
+        """Order interchangeable courses: same units, terms, prerequisites and leaves, and
+        nobody's prerequisite. Without this the solver permutes identical free electives."""
+        p, m = self.prep, self.m
+        referenced = {
+            n.course
+            for c in p.pool
+            for tree in (p.course(c).prerequisites, p.course(c).corequisites)
+            for n in walk_prereq(tree)
+            if isinstance(n, CourseCond)
+        }
+        leaves_of: dict[str, list[str]] = {}
+        for leaf in p.leaves:
+            for c in leaf.options:
+                leaves_of.setdefault(c, []).append(leaf.label)
+        groups: dict[tuple[object, ...], list[str]] = {}
+        for c in sorted(self.x):
+            course = p.course(c)
+            if (
+                c in p.must
+                or c in referenced
+                or c in p.history.passed
+                or course.antirequisites
+                or p.antireqs(c)
+                or c in p.interests
+            ):
+                continue
+            key = (
+                self.u[c],
+                self.g[c],
+                tuple(sorted(self.x[c])),
+                repr(course.prerequisites),
+                repr(course.corequisites),
+                tuple(sorted(leaves_of.get(c, []))),
+            )
+            groups.setdefault(key, []).append(c)
+        for members in groups.values():
+            for a, b in itertools.pairwise(members):
+                m.add(self.taken[a] >= self.taken[b])
+                pos_a = sum(i * v for i, v in self.x[a].items())
+                pos_b = sum(i * v for i, v in self.x[b].items())
+                m.add(pos_a <= pos_b).only_enforce_if(self.taken[b])
 
     def _loads(self) -> None:
         p, m = self.prep, self.m
@@ -163,14 +236,6 @@ class PlanModel:
             floor = round(p.floors[i] * self.s + 0.4999)
             if floor > 0 and p.active[i] and not any(i in xs for xs in self.x.values()):
                 m.add(self.y[i] == 0)
-
-    def _antirequisites(self) -> None:
-        done: set[tuple[str, str]] = set()
-        for c in sorted(self.taken):
-            for d in sorted(self.prep.antireqs(c)):
-                if d in self.taken and (d, c) not in done:
-                    done.add((c, d))
-                    self.m.add(self.taken[c] + self.taken[d] <= 1)
 
     def _post(self, lit: cp_model.IntVar, node: PrereqNode | None, i: int, strict: bool) -> None:
         if node is None:
@@ -230,202 +295,157 @@ class PlanModel:
             self._reach[key] = v
         return self._reach[key]
 
-    def _requirements(self) -> None:
-        p, m = self.prep, self.m
-        per_course: dict[tuple[str, str], list[cp_model.IntVar]] = {}
-        for leaf in p.leaves:
-            opts: list[tuple[str, cp_model.IntVar]] = []
-            for c in leaf.options:
-                v = m.new_bool_var(f"a[{leaf.label},{c}]")
-                if not p.hist_ok(c, leaf.min_grade):
-                    if c not in self.taken:
-                        continue
-                    m.add_implication(v, self.taken[c])
-                opts.append((c, v))
-                per_course.setdefault((leaf.program, c), []).append(v)
-            self.a[(leaf.program, leaf.id)] = opts
-        for vs in per_course.values():
-            if len(vs) > 1:
-                m.add_at_most_one(vs)
-        for prog, tree in p.trees.items():
-            self._tree(prog, tree, None)
-        for p1, p2, k in p.sharing:
-            shared = []
-            for c in sorted({c for (pr, c) in per_course if pr == p1}):
-                if (p2, c) not in per_course:
-                    continue
-                s = m.new_bool_var(f"share[{p1},{p2},{c}]")
-                m.add(s >= sum(per_course[(p1, c)]) + sum(per_course[(p2, c)]) - 1)
-                shared.append(s)
-            if shared:
-                m.add(sum(shared) <= k)
-
-    def _tree(self, prog: str, node: ReqTree, enf: cp_model.IntVar | None) -> None:
-        m = self.m
-        if node.kind == "all":
-            for ch in node.children:
-                self._tree(prog, ch, enf)
-            return
-        if node.kind == "n_of":
-            kids = []
-            for ch in node.children:
-                v = m.new_bool_var(f"sat[{prog}/{ch.id}]")
-                self._tree(prog, ch, v)
-                kids.append(v)
-            ct = m.add(sum(kids) >= node.n)
-            if enf is not None:
-                ct.only_enforce_if(enf)
-            return
-        leaf = node.leaf
-        assert leaf is not None
-        opts = self.a[(prog, leaf.id)]
-        cts = []
-        if leaf.kind == "course" or leaf.min_courses:
-            need = 1 if leaf.kind == "course" else leaf.min_courses
-            cts.append(m.add(sum(v for _, v in opts) >= need))
-        if leaf.min_units:
-            units = round(leaf.min_units * self.s + 0.4999)
-            cts.append(m.add(sum(self._leaf_units(c) * v for c, v in opts) >= units))
-        if enf is not None:
-            for ct in cts:
-                ct.only_enforce_if(enf)
-
-    def _leaf_units(self, code: str) -> int:
-        return round(self.prep.course(code).units * self.s)
-
     # ------------------------------------------------------------------ objectives
 
-    def _terms(self) -> cp_model.LinearExprT:
+    def terms_expr(self) -> cp_model.LinearExprT:
         return sum(self.y)
 
-    def _units(self) -> cp_model.LinearExprT:
+    def units_expr(self) -> cp_model.LinearExprT:
         return sum(self.u[c] * t for c, t in self.taken.items())
 
-    def _fix_graduation(self, terms: int) -> None:
+    def units_max(self) -> int:
+        return sum(self.u[c] for c in self.taken)
+
+    def fix_terms(self, terms: int) -> None:
         for i, v in enumerate(self.y):
             self.m.add(v == int(i < terms))
-        self.graduation_fixed = terms
 
-    def _secondary(self, terms: int) -> cp_model.LinearExprT:
-        """Spread, then interests, then earliness, as one objective with dominating weights.
-
-        With the graduation term fixed the spread is ``max - min`` load over the active
-        fall/spring terms up to graduation; no big-M is needed.
-        """
+    def secondary(self, terms: int, placement: dict[str, int]) -> cp_model.LinearExprT:
+        """Spread (max - min load over active fall/spring terms), then earliness; the
+        bounds are hinted from ``placement`` so the hint is complete."""
         p, m = self.prep, self.m
         cap = int(max(p.caps or [0]) * self.s) + 1
         hi = m.new_int_var(0, cap, "load_max")
         lo = m.new_int_var(0, cap, "load_min")
         m.add(lo <= hi)
+        loads = [sum(self.u[c] for c, j in placement.items() if j == i) for i in range(terms)]
+        counted = []
         for i in range(terms):
             m.add(hi >= self.load[i])
             if p.active[i] and p.terms[i].season != "summer":
                 m.add(lo <= self.load[i])
-        parts: list[tuple[cp_model.LinearExprT, int]] = [(hi - lo, cap)]
-        interest = {c: round(100 * p.interests.get(c, 0.0)) for c in self.taken}
-        if any(interest.values()):
-            pos = sum(v for v in interest.values() if v > 0)
-            neg = sum(-v for v in interest.values() if v < 0)
-            expr = pos - sum(w * self.taken[c] for c, w in interest.items() if w)
-            parts.append((expr, pos + neg))
+                counted.append(loads[i])
+        m.add_hint(hi, max(loads, default=0))
+        m.add_hint(lo, min(counted, default=0))
         early = [(i, v) for xs in self.x.values() for i, v in xs.items() if i < terms]
-        parts.append((sum(i * v for i, v in early), sum(i for i, _ in early)))
-        return _weighted(parts)
+        return weighted([(hi - lo, cap), (sum(i * v for i, v in early), sum(i for i, _ in early))])
 
-    def _solver(self, seconds: float, dtime: float | None = None) -> cp_model.CpSolver:
-        solver = cp_model.CpSolver()
-        solver.parameters.num_workers = WORKERS
-        solver.parameters.random_seed = SEED
-        solver.parameters.linearization_level = 2
-        solver.parameters.max_time_in_seconds = max(0.01, seconds)
-        if dtime is not None:
-            solver.parameters.max_deterministic_time = dtime
-        return solver
+    def fill_strategy(self) -> None:
+        """Depth-first: term by term, courses with the longest chain of dependents first, then
+        those that become available late, then those offered in few terms."""
+        tail = self._tails()
+        est = self.prep.analysis.est
+        order = sorted(
+            (
+                (i, -tail.get(c, 0), -est.get(c, 0), len(xs), c, v)
+                for c, xs in self.x.items()
+                for i, v in xs.items()
+            ),
+            key=lambda t: t[:5],
+        )
+        self.m.add_decision_strategy(
+            [t[5] for t in order], cp_model.CHOOSE_FIRST, cp_model.SELECT_MAX_VALUE
+        )
 
-    def _run(
-        self, expr: cp_model.LinearExprT, deadline: float, dtime: float | None = None
+    def _tails(self) -> dict[str, int]:
+        deps: dict[str, list[str]] = {}
+        for c in self.x:
+            course = self.prep.course(c)
+            for tree in (course.prerequisites, course.corequisites):
+                for node in walk_prereq(tree):
+                    if isinstance(node, CourseCond) and node.course in self.x:
+                        deps.setdefault(node.course, []).append(c)
+        memo: dict[str, int] = {}
+
+        def tail(c: str, seen: frozenset[str]) -> int:
+            if c not in memo:
+                memo[c] = 1 + max(
+                    (tail(d, seen | {c}) for d in deps.get(c, []) if d not in seen), default=0
+                )
+            return memo[c]
+
+        return {c: tail(c, frozenset()) for c in self.x}
+
+    def hint(self, placement: dict[str, int]) -> None:
+        self.m.clear_hints()
+        for c, xs in self.x.items():
+            for i, v in xs.items():
+                self.m.add_hint(v, placement.get(c) == i)
+
+    def run(
+        self,
+        expr: cp_model.LinearExprT | None,
+        seconds: float,
+        dtime: float | None = None,
+        *,
+        fixed_search: bool = False,
+        presolve: bool = True,
     ) -> tuple[int, cp_model.CpSolver]:
-        self.m.minimize(expr)
-        solver = self._solver(deadline - time.perf_counter(), dtime)
+        if expr is not None:
+            self.m.minimize(expr)
+        solver = make_solver(seconds, dtime)
+        solver.parameters.linearization_level = 2
+        # Small hinted models: presolve costs more than it saves and, for the balance
+        # stage, measurably worsens the answer found within the budget.
+        solver.parameters.cp_model_presolve = presolve
+        if fixed_search:
+            solver.parameters.search_branching = cp_model.FIXED_SEARCH
         code = solver.solve(self.m)
-        self.solves += 1
         log.debug(
             "planner.solve",
             code=solver.status_name(code),
-            value=solver.objective_value if code in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None,
+            fixed_set=self.fixed_set,
             ms=round(solver.wall_time * 1000, 1),
             conflicts=solver.num_conflicts,
         )
         return code, solver
 
-    def _hint(self, solver: cp_model.CpSolver) -> None:
-        self.m.clear_hints()
-        for xs in self.x.values():
-            for v in xs.values():
-                self.m.add_hint(v, solver.boolean_value(v))
-
-    def solve(
-        self, time_limit_s: float, strategy: Strategy = "sequential", *, first_only: bool = False
-    ) -> Solution:
-        """Solve lexicographically.
-
-        Graduation term and planned units are proved optimal (``strategy`` says how: two
-        sequential solves, or one with weights ``units_max + 1 : 1``). Spread, interests
-        and earliness are then improved within a deterministic budget (``SECONDARY_DTIME``),
-        so the answer does not depend on the machine's speed. ``first_only`` stops after
-        the graduation term.
-        """
-        if not self.feasible_alone:
-            return Solution("infeasible")
-        deadline = time.perf_counter() + time_limit_s
-        status: SolveStatus = "optimal"
-        terms_e, units_e = self._terms(), self._units()
-        if strategy == "weighted" and not first_only:
-            code, solver = self._run(
-                _weighted([(terms_e, self.n), (units_e, self._umax())]), deadline
+    def portfolio(
+        self, expr: cp_model.LinearExprT, seconds: float
+    ) -> tuple[int, cp_model.CpSolver]:
+        """Short deterministic runs with different settings, then a long one: on tight
+        packings each setting is sometimes fast and sometimes very slow (heavy tails)."""
+        self.m.minimize(expr)
+        deadline = time.perf_counter() + seconds
+        best: tuple[int, cp_model.CpSolver] | None = None
+        for params, dtime in PORTFOLIO:
+            solver = make_solver(max(0.01, deadline - time.perf_counter()), dtime)
+            for key, value in params.items():
+                setattr(solver.parameters, key, value)
+            code = solver.solve(self.m)
+            log.debug(
+                "planner.portfolio",
+                params=params,
+                code=solver.status_name(code),
+                ms=round(solver.wall_time * 1000, 1),
             )
-        else:
-            code, solver = self._run(terms_e, deadline)
-        if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return Solution(
-                "infeasible" if code == cp_model.INFEASIBLE else "unknown", solves=self.solves
-            )
-        status = "optimal" if code == cp_model.OPTIMAL else "feasible"
-        terms = sum(int(solver.boolean_value(v)) for v in self.y)
-        sol = self._extract(solver)
-        if first_only:
-            sol.status = status
-            return sol
-        self._fix_graduation(terms)
-        self._hint(solver)
-        if strategy == "sequential":
-            code, solver = self._run(units_e, deadline)
-            if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-                sol.status = "feasible"
-                return sol
-            if code != cp_model.OPTIMAL:
-                status = "feasible"
-            sol = self._extract(solver)
-        self.m.add(units_e <= solver.value(units_e))
-        self._hint(solver)
-        code, solver = self._run(self._secondary(terms), deadline, SECONDARY_DTIME)
-        if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            sol = self._extract(solver)
-        sol.status = status
-        sol.solves = self.solves
-        return sol
+            if code in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
+                return code, solver
+            if code == cp_model.FEASIBLE and best is None:
+                best = (code, solver)
+            if time.perf_counter() >= deadline:
+                break
+        return best if best is not None else (code, solver)
 
-    def _umax(self) -> int:
-        return sum(self.u.values())
+    def extract(self, solver: cp_model.CpSolver) -> dict[str, int]:
+        return {c: i for c, xs in self.x.items() for i, v in xs.items() if solver.boolean_value(v)}
 
-    def _extract(self, solver: cp_model.CpSolver) -> Solution:
-        placement = {
-            c: i for c, xs in self.x.items() for i, v in xs.items() if solver.boolean_value(v)
-        }
-        counts: dict[str, list[str]] = {}
+    def counts(self, solver: cp_model.CpSolver) -> dict[str, list[str]]:
+        """Every counted course (record included) -> 'PROGRAM/leaf' labels."""
+        out: dict[str, list[str]] = {}
         for (prog, leaf_id), opts in self.a.items():
             for c, v in opts:
-                if c in placement and solver.boolean_value(v):
-                    counts.setdefault(c, []).append(f"{prog}/{leaf_id}")
-        grad = max(placement.values(), default=-1)
-        return Solution("feasible", placement, {c: sorted(v) for c, v in counts.items()}, grad)
+                if solver.boolean_value(v):
+                    out.setdefault(c, []).append(f"{prog}/{leaf_id}")
+        return {c: sorted(v) for c, v in out.items()}
+
+
+def capacity_bound(prep: Prep, units: float) -> int:
+    """Fewest terms whose caps hold ``units``."""
+    total = 0.0
+    for i in range(len(prep.terms)):
+        if units <= total + 1e-9:
+            return i
+        if prep.active[i]:
+            total += prep.caps[i]
+    return len(prep.terms) + (0 if units <= total + 1e-9 else 1)

@@ -1,24 +1,14 @@
-"""Planner preparation: the horizon, the student's history, the candidate pool, earliest terms.
+"""Planner preparation: the horizon, the student's record, requirements, earliest terms.
 
-Everything here is plain Python (no solver). It decides *which* courses the CP-SAT model in
-``planner_model`` may use and *when* at the earliest, and it is reused by the infeasibility
-analyses in ``planner`` (chains, offerings, unit capacity).
-
-Pruning rules (they keep the model small; each is a heuristic that can only lose options,
-never admit an invalid plan):
-
-- a course-set requirement keeps the matching courses that are cheapest to reach (fewest
-  missing prerequisites), then those that count toward more target programs, then low level,
-  up to what the set needs plus ``SET_SLACK``;
-- for an OR prerequisite only the cheapest alternatives are added (ties kept, at most
-  ``ANY_ALTERNATIVES``), plus any alternative already in the pool;
-- free electives are offered courses with no prerequisites beyond the record, lowest level
-  first, enough to cover the estimated unit deficit plus ``FILLER_SLACK``.
+Everything here is plain Python (no solver). ``Prep`` holds what the CP-SAT models in
+``planner_model`` and ``planner_select`` need: the terms with their caps and floors, the
+record's credit, the compiled requirement trees, the candidate pool (``planner_pool``) with
+the positions each course may take (offered, not away, at or after its earliest term), and
+the earliest-term analysis reused by the infeasibility reasons (chains, offerings).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -48,10 +38,6 @@ from agents.tools.student import StudentRecord
 from agents.tools.terms import Term
 
 INF = 10**6
-SET_SLACK = 4
-ANY_ALTERNATIVES = 3
-FILLER_SLACK = 4
-FULL_POOL_MAX = 40  # with this few usable courses, skip pruning: the model stays small
 IN_PROGRESS_POINTS = 99.0  # an in-progress course is assumed passed with any grade needed
 
 
@@ -198,7 +184,11 @@ def compile_requirements(catalog: Catalog, program: Program) -> tuple[ReqTree, l
                 node.min_grade,
                 mandatory,
             )
-            leaf.matching = sorted(c.code for c in catalog.courses if node.matches(c))
+            cache = catalog_index(catalog).matching
+            key = (program.code, node.id)
+            if key not in cache:
+                cache[key] = sorted(c.code for c in catalog.courses if node.matches(c))
+            leaf.matching = list(cache[key])
         leaves.append(leaf)
         return ReqTree("leaf", node.id, leaf=leaf)
 
@@ -238,14 +228,44 @@ def walk_prereq(node: PrereqNode | None) -> list[PrereqNode]:
     return out
 
 
-def min_grades_for(catalog: Catalog, leaves: Sequence[Leaf]) -> dict[str, list[str]]:
-    """Every minimum grade that any prerequisite or requirement leaf asks of a course."""
-    out: dict[str, list[str]] = {}
+@dataclass
+class CatalogIndex:
+    """Facts about a catalog that every plan reuses (computed once per catalog object)."""
+
+    antireqs: dict[str, set[str]]  # both directions
+    prereq_grades: dict[str, list[str]]  # course -> minimum grades prerequisites ask of it
+    matching: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # leaf -> courses
+
+
+_INDEX: dict[int, tuple[Catalog, CatalogIndex]] = {}
+
+
+def catalog_index(catalog: Catalog) -> CatalogIndex:
+    """The catalog's index; keyed by identity (the catalog is kept alive with its entry)."""
+    hit = _INDEX.get(id(catalog))
+    if hit is not None and hit[0] is catalog:
+        return hit[1]
+    antireqs: dict[str, set[str]] = {c.code: set(c.antirequisites) for c in catalog.courses}
+    grades: dict[str, list[str]] = {}
     for c in catalog.courses:
+        for other in c.antirequisites:
+            antireqs.setdefault(other, set()).add(c.code)
         for tree in (c.prerequisites, c.corequisites):
             for n in walk_prereq(tree):
                 if isinstance(n, CourseCond) and n.min_grade:
-                    out.setdefault(n.course, []).append(n.min_grade)
+                    grades.setdefault(n.course, []).append(n.min_grade)
+    for code, others in antireqs.items():
+        others.discard(code)
+    if len(_INDEX) >= 8:
+        _INDEX.clear()
+    index = CatalogIndex(antireqs, grades)
+    _INDEX[id(catalog)] = (catalog, index)
+    return index
+
+
+def min_grades_for(catalog: Catalog, leaves: Sequence[Leaf]) -> dict[str, list[str]]:
+    """Every minimum grade that any prerequisite or requirement leaf asks of a course."""
+    out = {k: list(v) for k, v in catalog_index(catalog).prereq_grades.items()}
     for leaf in leaves:
         if leaf.min_grade:
             for code in leaf.matching:
@@ -298,7 +318,7 @@ class Prep:
             tree, leaves = compile_requirements(catalog, p)
             self.trees[p.code] = tree
             self.leaves.extend(leaves)
-        self.sharing = sharing_limits(self.programs)
+        self.sharing = self.sharing_pairs(self.programs)
         totals = [p.total_units for p in self.programs if p.total_units]
         self.total_units = max(totals) if totals else 0.0
         self.total_needed = max(0.0, self.total_units - self.history.units_earned)
@@ -310,6 +330,20 @@ class Prep:
         self.allowed: dict[str, list[int]] = {}
         self.analysis = Analysis({}, {})
         self.full = False
+        self.pins: set[tuple[str, str, str]] = set()  # (program, leaf id, course) from the audit
+        # Leaves (program, leaf id) whose planned courses must come first in the audit's order.
+        self.orders: set[tuple[str, str]] = set()
+
+    def demand(self, program: str, code: str) -> int:
+        """How many leaves of ``program`` a course matches (the audit fills low first)."""
+        return sum(code in leaf.matching for leaf in self.leaves if leaf.program == program)
+
+    def leaf(self, program: str, leaf_id: str) -> Leaf:
+        return next(x for x in self.leaves if x.program == program and x.id == leaf_id)
+
+    @staticmethod
+    def sharing_pairs(programs: Sequence[Program]) -> list[tuple[str, str, int]]:
+        return sharing_limits(programs)
 
     # ------------------------------------------------------------------ basic facts
 
@@ -334,10 +368,7 @@ class Prep:
         return any(other in self.history.passed for other in self.antireqs(code))
 
     def antireqs(self, code: str) -> set[str]:
-        out = set(self.course(code).antirequisites)
-        out.update(c.code for c in self.catalog.courses if code in c.antirequisites)
-        out.discard(code)
-        return out
+        return catalog_index(self.catalog).antireqs.get(code, set())
 
     def gain(self, code: str) -> float:
         """Units a planned attempt adds toward the degree total (0 for a grade-raising retake)."""
@@ -443,164 +474,8 @@ class Prep:
 
     # ------------------------------------------------------------------ the pool
 
-    def cost(self, code: str, memo: dict[str, int]) -> int:
-        """Rough number of courses to plan to take ``code`` (itself plus missing prereqs)."""
-        if code in memo:
-            return memo[code]
-        memo[code] = INF  # guards against corequisite cycles
-
-        def need(node: PrereqNode | None) -> int:
-            if node is None:
-                return 0
-            if isinstance(node, CourseCond):
-                if self.hist_ok(node.course, node.min_grade):
-                    return 0
-                return self.cost(node.course, memo) if self.plannable(node.course) else INF
-            if isinstance(node, AllOf):
-                return min(INF, sum(need(c) for c in node.all))
-            if isinstance(node, AnyOf):
-                return min(need(c) for c in node.any)
-            if isinstance(node, ProgramCond):
-                return 0 if node.program in self.program_codes else INF
-            return 0
-
-        c = self.course(code)
-        memo[code] = min(INF, 1 + need(c.prerequisites) + need(c.corequisites))
-        return memo[code]
-
     def build_pool(self, full: bool = False) -> None:
-        """Choose the candidate courses; ``full`` (or a small catalog) keeps every usable one."""
-        memo: dict[str, int] = {}
-        reach = self.analyse({c.code for c in self.catalog.courses if self.plannable(c.code)})
-        usable_all = sorted(c for c, e in reach.est.items() if e < INF)
-        self.full = full or len(usable_all) <= FULL_POOL_MAX
-        programs_of: dict[str, set[str]] = {}
-        for leaf in self.leaves:
-            for code in leaf.matching:
-                programs_of.setdefault(code, set()).add(leaf.program)
+        """Choose the candidate courses (see ``planner_pool``)."""
+        from agents.tools.planner_pool import build_pool
 
-        def usable(code: str) -> bool:
-            return self.plannable(code) and reach.est.get(code, INF) < INF
-
-        def rank(code: str) -> tuple[object, ...]:
-            c = self.course(code)
-            return (
-                code not in self.include and code not in self.fixed,
-                self.interests.get(code, 0.0) <= 0,
-                self.cost(code, memo),
-                -len(programs_of.get(code, ())),
-                reach.est.get(code, INF),
-                c.level,
-                c.units,
-                code,
-            )
-
-        pool = {c for c in [*self.include, *self.fixed] if self.plannable(c)}
-        must: set[str] = set(pool)
-        if self.full:
-            pool.update(usable_all)
-        pool.update(c for c in self.interests if usable(c) and c in programs_of)
-        for leaf in self.leaves:
-            if leaf.kind == "course":
-                code = leaf.matching[0] if leaf.matching else None
-                if code is None or self.hist_ok(code, leaf.min_grade):
-                    continue
-                if self.plannable(code):
-                    pool.add(code)
-                    if leaf.mandatory:
-                        must.add(code)
-                continue
-            options = sorted((c for c in leaf.matching if usable(c)), key=rank)
-            smallest = min((self.course(c).units for c in leaf.matching), default=9.0)
-            count = max(leaf.min_courses, math.ceil(leaf.min_units / smallest))
-            pool.update(options[: count + SET_SLACK])
-        self._close(pool, memo)
-        self._add_fillers(pool, must, reach)
-        self._close(pool, memo)
-        self.pool = sorted(pool)
-        self.must = must
-        final = self.analyse(set(self.pool))
-        self.analysis = final
-        for code in self.pool:
-            e = final.est.get(code, INF)
-            self.allowed[code] = [i for i in self.allowed_for(code) if i >= e] if e < INF else []
-        for leaf in self.leaves:
-            leaf.options = [
-                c for c in leaf.matching if self.hist_ok(c, leaf.min_grade) or self.allowed.get(c)
-            ]
-
-    def _close(self, pool: set[str], memo: dict[str, int]) -> None:
-        """Add missing prerequisites and corequisites of pool courses (cheapest OR branches)."""
-        work = sorted(pool)
-        while work:
-            code = work.pop()
-            course = self.course(code)
-            for tree in (course.prerequisites, course.corequisites):
-                for add in self._needed(tree, pool, memo):
-                    if add not in pool:
-                        pool.add(add)
-                        work.append(add)
-            if any(isinstance(n, ConsentCond) for n in walk_prereq(course.prerequisites)):
-                self.consent.add(code)
-
-    def _needed(self, node: PrereqNode | None, pool: set[str], memo: dict[str, int]) -> list[str]:
-        if node is None:
-            return []
-        if isinstance(node, CourseCond):
-            ok = self.hist_ok(node.course, node.min_grade) or not self.plannable(node.course)
-            return [] if ok else [node.course]
-        if isinstance(node, AllOf):
-            return [c for ch in node.all for c in self._needed(ch, pool, memo)]
-        if isinstance(node, AnyOf):
-            branches = [self._needed(ch, pool, memo) for ch in node.any]
-            if any(not b or all(c in pool for c in b) for b in branches):
-                return []  # an alternative is already covered; keep the others out
-            scored = sorted((sum(self.cost(c, memo) for c in b), i) for i, b in enumerate(branches))
-            best = scored[0][0]
-            keep = [i for s, i in scored if s <= best + 1][:ANY_ALTERNATIVES]
-            return [c for i in keep for c in branches[i]]
-        return []
-
-    def _add_fillers(self, pool: set[str], must: set[str], reach: Analysis) -> None:
-        must_units = sum(self.course(c).units for c in must)
-        set_units = 0.0
-        for leaf in self.leaves:
-            if leaf.kind == "set":
-                have = [c for c in leaf.matching if self.hist_ok(c, leaf.min_grade)]
-                have_units = sum(self.course(c).units for c in have)
-                left_courses = max(0, leaf.min_courses - len(have))
-                left_units = max(0.0, leaf.min_units - have_units)
-                set_units += max(left_courses * 9.0, left_units)
-        planned_units = must_units + set_units
-        mean_cap = max(1.0, sum(self.caps) / max(1, len(self.caps)))
-        terms_needed = math.ceil(max(self.total_needed, planned_units) / mean_cap)
-        active = [i for i in range(len(self.terms)) if self.active[i]][:terms_needed]
-        floor_need = sum(self.floors[i] for i in active)
-        deficit = max(self.total_needed, floor_need) - planned_units
-        candidates = [
-            c.code
-            for c in self.catalog.courses
-            if c.code not in pool
-            and self.plannable(c.code)
-            and reach.est.get(c.code, INF) < INF
-            and not any(
-                isinstance(n, CourseCond) and not self.hist_ok(n.course, n.min_grade)
-                for n in walk_prereq(c.prerequisites) + walk_prereq(c.corequisites)
-            )
-        ]
-
-        def rank(code: str) -> tuple[object, ...]:
-            c = self.course(code)
-            return (
-                c.prerequisites is not None,
-                -len(self.offered_positions(code)),
-                c.level,
-                -self.interests.get(code, 0.0),
-                c.units,
-                code,
-            )
-
-        candidates.sort(key=rank)
-        smallest = min((self.course(c).units for c in candidates), default=9.0)
-        count = max(0, math.ceil(max(0.0, deficit) / max(smallest, 1.0))) + FILLER_SLACK
-        pool.update(candidates[:count])
+        build_pool(self, full)

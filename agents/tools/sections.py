@@ -153,6 +153,8 @@ def _solver() -> cp_model.CpSolver:
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = SEED
     solver.parameters.max_time_in_seconds = 5.0
+    # Ctrl-C belongs to the pipeline runner (checkpoint, then stop), not to the solver.
+    solver.parameters.catch_sigint_signal = False
     return solver
 
 

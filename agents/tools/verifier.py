@@ -249,7 +249,7 @@ def verify_plan(
                 "term_away",
                 code,
                 None,
-                f"the student is away in {code} but {len(pt.courses)} courses are planned",
+                f"the student is away in {code} but has {_count(len(pt.courses))} planned",
             )
         units = gained = 0.0
         this_term = set(pt.courses)
@@ -509,3 +509,7 @@ def _check_sections(
                     cc,
                     f"{cc} {s.id} ends at {m.end}, after {sections.not_after}",
                 )
+
+
+def _count(n: int) -> str:
+    return f"{n} course" if n == 1 else f"{n} courses"
