@@ -241,6 +241,9 @@ class ConstraintSet(Artifact):
         default_factory=dict, description="Per-term floors overriding the general floor."
     )
     max_courses_per_term: int | None = Field(default=None, description="Courses cap per term.")
+    min_units_planned: float = Field(
+        default=0, ge=0, description="Plan at least this many new units (e.g. for residency)."
+    )
     terms_away: list[str] = Field(default_factory=list, description="Terms with no courses.")
     target_term: str | None = Field(default=None, description="Graduate no later than this.")
     include: list[str] = Field(default_factory=list, description="Courses that must be planned.")
@@ -379,6 +382,7 @@ class Modification(Artifact):
         "cap_courses_per_term",
         "move_course",
         "avoid_course",
+        "plan_more_units",
         "relax_target",
         "needs_approval",
     ] = Field(description="What to change.")

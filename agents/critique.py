@@ -284,6 +284,7 @@ def describe(mod: Modification, where: str | None = None) -> str:
         "avoid_course": f"do not plan {mod.course}",
         "relax_target": "drop the graduation target and find the earliest feasible term",
         "needs_approval": f"obtain the {mod.rule_id} approval",
+        "plan_more_units": f"plan at least {value} units",
     }[mod.action]
 
 

@@ -620,6 +620,14 @@ def check_residency(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
             f"{num(rule.limit)} must be"
         )
         f.violations.append(ctx.violation(rule, msg, grad))
+        f.suggest(
+            Modification(
+                action="plan_more_units",
+                value=ctx.schedule.units_planned + (rule.limit - here),
+                rule_id=rule.id,
+                reason=f"earn {num(rule.limit - here)} more units at {cat.institution.name}",
+            )
+        )
 
 
 def check_graduation_gpa(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:

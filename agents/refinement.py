@@ -117,6 +117,8 @@ def _apply(data: dict[str, Any], mod: Modification) -> dict[str, Any]:
             return {"fixed": {**data["fixed"], course: term}}
         case "relax_target":
             return {"target_term": None}
+        case "plan_more_units" if v is not None:
+            return {"min_units_planned": max(data["min_units_planned"], v)}
         case "needs_approval":
             return {"approvals_assumed": sorted({*data["approvals_assumed"], mod.rule_id})}
     log.warning("refinement.incomplete_suggestion", suggestion=mod.model_dump())

@@ -101,6 +101,7 @@ def to_plan_constraints(cs: ConstraintSet, intake: IntakeResult, tools: Toolbox)
         term_max_units=dict(cs.term_max_units),
         term_min_units=dict(cs.term_min_units),
         max_courses_per_term=cs.max_courses_per_term,
+        min_units_planned=cs.min_units_planned,
         terms_away=list(cs.terms_away),
         target_term=cs.target_term,
         include=list(cs.include),

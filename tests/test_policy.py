@@ -487,6 +487,15 @@ def test_residency_counts_only_units_earned_here() -> None:
                 citation=cite("RESIDENCY"),
             )
         ],
+        suggestions=[
+            # The plan's 66 units plus the 72 missing ones.
+            Modification(
+                action="plan_more_units",
+                value=138.0,
+                rule_id="RESIDENCY",
+                reason="earn 72 more units at Northfield Institute of Technology",
+            )
+        ],
         checked=["RESIDENCY"],
     )
 

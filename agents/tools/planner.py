@@ -70,6 +70,12 @@ class PlanConstraints(_Model):
     terms_away: list[str] = Field(
         default_factory=list, description="Terms with no enrollment, added to the record's."
     )
+    min_units_planned: float = Field(
+        default=0,
+        ge=0,
+        description="Plan at least this many new units, beyond what the degree total needs "
+        "(e.g. units that must be earned here for residency).",
+    )
     first_term: str | None = Field(
         default=None, description="First planned term; default: the term after the current one."
     )

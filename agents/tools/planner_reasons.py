@@ -98,6 +98,7 @@ class PlanSetup:
             fixed=self.fixed,
             interests=interests,
         )
+        prep.total_needed = max(prep.total_needed, self.c.min_units_planned)
         prep.build_pool(full)
         return prep
 
@@ -206,7 +207,7 @@ def _remain(n: int) -> str:
 def wide_prep(setup: PlanSetup, end: Term) -> Prep:
     terms = horizon(setup.first, end, setup.c.include_summer)
     caps = [setup.c.term_max_units.get(t.code, setup.c.max_units_per_term) for t in terms]
-    return Prep(
+    prep = Prep(
         setup.catalog,
         setup.student,
         setup.programs,
@@ -217,6 +218,8 @@ def wide_prep(setup: PlanSetup, end: Term) -> Prep:
         avoid=setup.c.avoid,
         fixed=setup.fixed,
     )
+    prep.total_needed = max(prep.total_needed, setup.c.min_units_planned)
+    return prep
 
 
 def diagnose(setup: PlanSetup, end: Term, deadline: float, solve: Solver) -> list[str]:
