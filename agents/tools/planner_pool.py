@@ -71,6 +71,7 @@ def build_pool(prep: Prep, full: bool = False) -> None:
         c = prep.course(code)
         return (
             code not in prep.include and code not in prep.fixed,
+            any(isinstance(n, ConsentCond) for n in walk_prereq(c.prerequisites)),
             prep.interests.get(code, 0.0) <= 0,
             cost(prep, code, memo),
             -len(programs_of.get(code, ())),
@@ -175,6 +176,9 @@ def _add_fillers(prep: Prep, pool: set[str], must: set[str], reach: Analysis) ->
             isinstance(n, CourseCond) and not prep.hist_ok(n.course, n.min_grade)
             for n in walk_prereq(c.prerequisites) + walk_prereq(c.corequisites)
         )
+        # A free elective needs no one's signature: consent courses (independent study)
+        # would turn a clean plan into one with an approval to chase.
+        and not any(isinstance(n, ConsentCond) for n in walk_prereq(c.prerequisites))
     ]
 
     def rank(code: str) -> tuple[object, ...]:
