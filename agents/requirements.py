@@ -8,6 +8,8 @@ stage then places them under the negotiated constraints.
 
 from __future__ import annotations
 
+import re
+
 import structlog
 
 from agents.artifacts import IntakeResult, ProposedCourse, RequirementsProposal
@@ -49,7 +51,7 @@ def run(intake: IntakeResult, tools: Toolbox) -> RequirementsProposal:
     student = intake.student
     declared = [p for p in intake.target_programs if p not in intake.added_programs]
     report = audit(catalog, student, declared, add_programs=intake.added_programs)
-    sharing = [n for p in report.programs for n in p.sharing_notes]
+    sharing = _unique_notes([n for p in report.programs for n in p.sharing_notes])
     eligibility = [f"{p.code}: {p.eligibility_note}" for p in report.programs if not p.eligible]
     assumptions = [
         f"Courses in progress in {student.current_term} are assumed passed.",
@@ -115,6 +117,19 @@ def run(intake: IntakeResult, tools: Toolbox) -> RequirementsProposal:
         eligibility_issues=eligibility,
         assumptions=assumptions,
     )
+
+
+def _unique_notes(notes: list[str]) -> list[str]:
+    """Each program pair reports its sharing limit from both sides; say it once."""
+    seen: set[tuple[frozenset[str], str]] = set()
+    out = []
+    for note in notes:
+        codes = frozenset(re.findall(r"\b[A-Z]+-[A-Z]+\b", note))
+        key = (codes, re.sub(r"\b[A-Z]+-[A-Z]+\b", "", note))
+        if key not in seen:
+            seen.add(key)
+            out.append(note)
+    return out
 
 
 def _remaining_units(report: AuditReport) -> float:

@@ -12,31 +12,17 @@ Offline: no key, no network.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # runnable from a checkout without installing
-    sys.path.insert(0, str(ROOT))
+from _shared import ROOT, load_request  # noqa: F401 - sets up sys.path first
 
-from agents import critique, intake, refinement, requirements, scheduling  # noqa: E402
-from agents.artifacts import PlanRequest  # noqa: E402
-from agents.negotiation import after_refinement, proposal_line  # noqa: E402
-from agents.toolbox import Toolbox  # noqa: E402
-from agents.tools.catalog_io import load_catalog  # noqa: E402
-from pipeline.logs import configure_logging  # noqa: E402
+from agents import critique, intake, refinement, requirements, scheduling
+from agents.negotiation import after_refinement, proposal_line
+from agents.toolbox import Toolbox
+from agents.tools.catalog_io import load_catalog
+from pipeline.logs import configure_logging
 
-REQUESTS = ROOT / "demos" / "requests.jsonl"
 DEFAULT_ID = "overload-low-gpa"
-
-
-def load_request(request_id: str) -> PlanRequest:
-    with REQUESTS.open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip() and json.loads(line).get("request_id") == request_id:
-                return PlanRequest.model_validate_json(line)
-    raise SystemExit(f"no request {request_id!r} in {REQUESTS}; pass an id from that file")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,15 +13,12 @@ negotiation rounds are the ones a real run records.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # runnable from a checkout without installing
-    sys.path.insert(0, str(ROOT))
+from _shared import ROOT, load_request  # noqa: F401 - sets up sys.path first
 
-from agents import (  # noqa: E402
+from agents import (
     critique,
     intake,
     negotiation,
@@ -30,36 +27,13 @@ from agents import (  # noqa: E402
     scheduling,
     synthesis,
 )
-from agents.artifacts import NegotiationRound, PlanRequest, Recommendation  # noqa: E402
-from agents.render import to_html, to_json, to_markdown  # noqa: E402
-from agents.toolbox import Toolbox  # noqa: E402
-from agents.tools.catalog_io import load_catalog  # noqa: E402
-from agents.tools.student import load_student  # noqa: E402
-from pipeline.logs import configure_logging  # noqa: E402
+from agents.artifacts import NegotiationRound, PlanRequest, Recommendation
+from agents.render import to_html, to_json, to_markdown
+from agents.toolbox import Toolbox
+from agents.tools.catalog_io import load_catalog
+from pipeline.logs import configure_logging
 
-REQUESTS = ROOT / "demos" / "requests.jsonl"
 DEFAULT_ID = "overload-low-gpa"
-
-
-def load_request(request_id: str) -> PlanRequest:
-    """The request from demos/requests.jsonl; before that file exists, the default request
-    is built from its student record so the demo still runs."""
-    if REQUESTS.exists():
-        with REQUESTS.open(encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip() and json.loads(line).get("request_id") == request_id:
-                    return PlanRequest.model_validate_json(line)
-        raise SystemExit(f"no request {request_id!r} in {REQUESTS}; pass an id from that file")
-    if request_id != DEFAULT_ID:
-        raise SystemExit(f"{REQUESTS} is missing; only {DEFAULT_ID!r} can be built without it")
-    student = load_student(ROOT / "demos" / "students" / f"{DEFAULT_ID}.json")
-    return PlanRequest(
-        request_id=DEFAULT_ID,
-        student=student,
-        text="I want to graduate in 3.5 years.",
-        intent="plan_degree",
-        target_graduation="F2028",
-    )
 
 
 def recommend(request: PlanRequest, tools: Toolbox) -> Recommendation:

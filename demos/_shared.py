@@ -1,0 +1,34 @@
+"""What every demo script shares: the checkout on sys.path (so demos run without an
+install), the bundled requests, and an offline toolbox. No key, no network."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # runnable from a checkout without installing
+    sys.path.insert(0, str(ROOT))
+
+from agents.artifacts import PlanRequest  # noqa: E402
+from agents.toolbox import Toolbox  # noqa: E402
+from agents.tools.catalog_io import load_catalog  # noqa: E402
+from pipeline.logs import configure_logging  # noqa: E402
+
+REQUESTS = ROOT / "demos" / "requests.jsonl"
+
+
+def load_request(request_id: str) -> PlanRequest:
+    """The request with ``request_id`` from demos/requests.jsonl."""
+    with REQUESTS.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip() and json.loads(line).get("request_id") == request_id:
+                return PlanRequest.model_validate_json(line)
+    raise SystemExit(f"no request {request_id!r} in {REQUESTS}; pass an id from that file")
+
+
+def offline_toolbox() -> Toolbox:
+    """The bundled catalog and the offline backend, with quiet logs on stderr."""
+    configure_logging("warning", stream=sys.stderr)
+    return Toolbox(catalog=load_catalog())

@@ -1,0 +1,42 @@
+"""Every demo script runs offline from a checkout and prints its artifact."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# (script, what its default run must print)
+DEMOS = [
+    ("demo_intake.py", "intent"),
+    ("demo_requirements.py", "Proposed courses"),
+    ("demo_scheduling.py", "Sections for S2027: clash"),
+    ("demo_critique.py", "Verdict: REJECTED"),
+    ("demo_refinement.py", "max_units_per_term"),
+    ("demo_synthesis.py", "Approved with risks"),
+    ("demo_pipeline.py", "round 2: Graduate S2029"),
+]
+
+
+@pytest.mark.parametrize(("script", "expected"), DEMOS, ids=[d[0] for d in DEMOS])
+def test_demo_runs_offline_and_prints_its_artifact(
+    script: str, expected: str, tmp_path: Path
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "GEMINI_API_KEY"}
+    env["ADVISE_INDEX_DIR"] = str(tmp_path / "index")
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "demos" / script)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert expected in done.stdout
