@@ -23,7 +23,13 @@ from agents.artifacts import (
 )
 from agents.toolbox import Toolbox
 from agents.tools.planner import PlanConstraints, PlanResult, plan
-from agents.tools.sections import SectionChoice, describe, select_sections
+from agents.tools.sections import (
+    SectionChoice,
+    always_clashing,
+    describe,
+    never_free,
+    select_sections,
+)
 from agents.tools.terms import Term
 from agents.tools.verifier import verify_plan
 
@@ -95,6 +101,20 @@ def to_plan_constraints(cs: ConstraintSet, intake: IntakeResult, tools: Toolbox)
             intake.constraints.interests, [c.code for c in tools.catalog.courses]
         )
         interests = {c: round(s, 3) for c, s in ranked.items() if s > 0}
+    first = intake.profile.next_term
+    pinned = {c for c, t in cs.fixed.items() if t == first}
+    wanted = pinned | set(cs.include)
+    prefs = intake.constraints.time_preferences
+    # The next term's sections are known: keep pairs that can never both fit out of it,
+    # and courses whose every section breaks the student's free-time wishes.
+    pairs = [p for p in _clashing_pairs(tools, first) if not set(p) <= pinned]
+    not_in = {
+        c: [first]
+        for c in never_free(
+            tools.catalog, first, prefs.free_days, prefs.not_before, prefs.not_after
+        )
+        if c not in wanted
+    }
     return PlanConstraints(
         max_units_per_term=cs.max_units_per_term,
         min_units_per_term=cs.min_units_per_term,
@@ -107,9 +127,21 @@ def to_plan_constraints(cs: ConstraintSet, intake: IntakeResult, tools: Toolbox)
         include=list(cs.include),
         avoid=list(cs.avoid),
         fixed=dict(cs.fixed),
+        exclusive_pairs={first: pairs} if pairs else {},
+        not_in_term=not_in,
         interests=interests,
         time_limit_s=tools.settings.planner_time_limit_s,
     )
+
+
+_PAIRS: dict[tuple[int, str], list[tuple[str, str]]] = {}
+
+
+def _clashing_pairs(tools: Toolbox, term: str) -> list[tuple[str, str]]:
+    key = (id(tools.catalog), term)
+    if key not in _PAIRS:
+        _PAIRS[key] = always_clashing(tools.catalog, term)
+    return _PAIRS[key]
 
 
 def run(
@@ -142,20 +174,18 @@ def run(
     pc = to_plan_constraints(cs, intake, tools)
     programs = _plannable_programs(intake, proposal)
     result = plan(tools.catalog, intake.student, programs, pc)
+    choice = _sections(result, intake, tools)
+    moved: list[str] = []
+    if choice is not None and choice.status == "clash":
+        result, choice, moved = _avoid_clash(result, choice, pc, cs, programs, intake, tools)
     schedule = _schedule(result, cs, round, intake, tools)
+    if moved:
+        schedule.reasons.append(
+            f"{', '.join(moved)} moved out of {choice.term if choice else 'the next term'} "
+            "because their sections clash with the rest of that term"
+        )
     if result.status != "infeasible":
-        first = next((t for t in result.terms if t.courses), None)
-        choice: SectionChoice | None = None
-        if first is not None:
-            prefs = intake.constraints.time_preferences
-            choice = select_sections(
-                tools.catalog,
-                first.term,
-                first.courses,
-                free_days=prefs.free_days,
-                not_before=prefs.not_before,
-                not_after=prefs.not_after,
-            )
+        if choice is not None:
             schedule.next_term = _next_term(choice)
         defects = verify_plan(
             tools.catalog,
@@ -168,7 +198,7 @@ def run(
             sections=choice
             if choice is not None and choice.status == "ok" and not choice.free_time_conflicts
             else None,
-            next_term=first.term if first is not None else None,
+            next_term=choice.term if choice is not None else None,
         )
         schedule.verification = [f"{d.kind}: {d.message}" for d in defects]
         if defects:
@@ -186,6 +216,72 @@ def run(
         ms=result.solve_ms,
     )
     return schedule
+
+
+def _sections(result: PlanResult, intake: IntakeResult, tools: Toolbox) -> SectionChoice | None:
+    """Sections for the first term that has courses (None when the plan has none)."""
+    first = next((t for t in result.terms if t.courses), None)
+    if result.status == "infeasible" or first is None:
+        return None
+    prefs = intake.constraints.time_preferences
+    return select_sections(
+        tools.catalog,
+        first.term,
+        first.courses,
+        free_days=prefs.free_days,
+        not_before=prefs.not_before,
+        not_after=prefs.not_after,
+        required=[c for c in first.courses if c in intake.constraints.include_courses] or None,
+    )
+
+
+CLASH_REPLANS = 3
+
+
+def _avoid_clash(
+    result: PlanResult,
+    choice: SectionChoice,
+    pc: PlanConstraints,
+    cs: ConstraintSet,
+    programs: list[str],
+    intake: IntakeResult,
+    tools: Toolbox,
+) -> tuple[PlanResult, SectionChoice, list[str]]:
+    """Re-plan with the courses outside the clash-free alternative kept out of the clashing
+    term, a few times over. A re-plan is kept only when it graduates no later and has fewer
+    clashes; courses the student pinned to the term are never moved (a clash between them
+    is reported instead)."""
+    term = choice.term
+    grad = Term.parse(result.graduation_term or term)
+    barred: dict[str, list[str]] = dict(pc.not_in_term)
+    moved: list[str] = []
+    best, best_choice = result, choice
+    for _ in range(CLASH_REPLANS):
+        first = next(t for t in best.terms if t.courses)
+        keep = set(best_choice.alternative or [])
+        movable = [c for c in first.courses if c not in keep and c not in cs.fixed]
+        if not keep or not movable:
+            break
+        for code in movable:
+            barred[code] = sorted({*barred.get(code, []), term})
+        again = plan(
+            tools.catalog,
+            intake.student,
+            programs,
+            pc.model_copy(update={"not_in_term": barred}),
+        )
+        if again.status == "infeasible" or again.graduation_term is None:
+            break
+        if Term.parse(again.graduation_term) > grad:
+            break
+        again_choice = _sections(again, intake, tools)
+        if again_choice is None or len(again_choice.clashes) >= len(best_choice.clashes):
+            break
+        best, best_choice = again, again_choice
+        moved += [c for c in movable if c not in moved]
+        if again_choice.status != "clash":
+            break
+    return best, best_choice, moved
 
 
 def _plannable_programs(intake: IntakeResult, proposal: RequirementsProposal) -> list[str]:

@@ -91,6 +91,16 @@ class PlanConstraints(_Model):
     fixed: dict[str, str] = Field(
         default_factory=dict, description="Courses already placed: course -> term code."
     )
+    exclusive_pairs: dict[str, list[tuple[str, str]]] = Field(
+        default_factory=dict,
+        description="Pairs of courses that may not share a term: term code -> pairs (e.g. "
+        "every section of one clashes with every section of the other).",
+    )
+    not_in_term: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Terms a course must not be placed in: course -> term codes (e.g. to "
+        "keep it out of a term whose sections clash).",
+    )
     interests: dict[str, float] = Field(
         default_factory=dict, description="Soft preference per course, 0..1 (higher: preferred)."
     )

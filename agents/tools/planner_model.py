@@ -124,6 +124,10 @@ class PlanModel:
                 m.add(t == 1)
             for i, v in self.x[c].items():
                 m.add_implication(v, self.y[i])
+        for i, term in enumerate(p.terms):
+            for a, b in p.exclusive.get(term.code, []):
+                if i in self.x.get(a, {}) and i in self.x.get(b, {}):
+                    m.add(self.x[a][i] + self.x[b][i] <= 1)
         for i in range(self.n - 1):
             m.add_implication(self.y[i + 1], self.y[i])
         for i in range(min(self.chain_bound(), self.n)):

@@ -310,6 +310,8 @@ class Prep:
         self.include = sorted(set(include))
         self.avoid = set(avoid)
         self.fixed = dict(fixed or {})
+        self.not_in: dict[str, set[str]] = {}
+        self.exclusive: dict[str, list[tuple[str, str]]] = {}
         self.interests = dict(interests or {})
         self.history = read_history(catalog, student)
         self.trees: dict[str, ReqTree] = {}
@@ -459,7 +461,8 @@ class Prep:
         if code in self.fixed:
             code_term = self.fixed[code]
             return [i for i in self.offered_positions(code) if self.terms[i].code == code_term]
-        return self.offered_positions(code)
+        barred = self.not_in.get(code, set())
+        return [i for i in self.offered_positions(code) if self.terms[i].code not in barred]
 
     def chain(self, code: str, analysis: Analysis) -> list[str]:
         """The prerequisite chain ending in ``code`` that bounds its earliest term."""

@@ -99,6 +99,8 @@ class PlanSetup:
             interests=interests,
         )
         prep.total_needed = max(prep.total_needed, self.c.min_units_planned)
+        prep.not_in = {c: set(ts) for c, ts in self.c.not_in_term.items()}
+        prep.exclusive = {t: list(pairs) for t, pairs in self.c.exclusive_pairs.items()}
         prep.build_pool(full)
         return prep
 

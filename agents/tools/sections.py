@@ -134,6 +134,39 @@ def free_time_problems(
     return out
 
 
+def always_clashing(catalog: Catalog, term: str) -> list[tuple[str, str]]:
+    """Pairs of courses with sections in ``term`` where every section of one clashes with
+    every section of the other: they can never share that term."""
+    code = Term.parse(term).code
+    offered = {c.code: c.sections_in(code) for c in catalog.courses}
+    offered = {k: v for k, v in offered.items() if v}
+    return [
+        (a, b)
+        for a, b in combinations(sorted(offered), 2)
+        if all(sections_clash(sa, sb) for sa in offered[a] for sb in offered[b])
+    ]
+
+
+def never_free(
+    catalog: Catalog,
+    term: str,
+    free_days: Sequence[str],
+    not_before: str | None,
+    not_after: str | None,
+) -> list[str]:
+    """Courses whose every section in ``term`` breaks the free-time wishes."""
+    days = normalize_days(free_days)
+    if not (days or not_before or not_after):
+        return []
+    code = Term.parse(term).code
+    return sorted(
+        c.code
+        for c in catalog.courses
+        if (secs := c.sections_in(code))
+        and all(free_time_problems(s.meetings, days, not_before, not_after) for s in secs)
+    )
+
+
 def describe(meetings: Sequence[Meeting]) -> str:
     return ", ".join(f"{m.days} {m.start}-{m.end}" for m in meetings) or "no meetings"
 
