@@ -26,7 +26,7 @@ import structlog
 from pydantic import ValidationError
 
 from agents.artifacts import PlanRequest, artifact_schema
-from agents.tools.catalog_io import schema_problems
+from agents.tools.catalog_io import json_path, schema_problems
 from pipeline.errors import ExitCode, RequestInputError, UnsafeRequestIdError
 from pipeline.runner import (
     STOP_SIGNALS,
@@ -320,9 +320,10 @@ class RequestValidator:
             request = PlanRequest.model_validate(raw)
             check_request_id(request.request_id)
         except ValidationError as exc:
-            return Invalid(rid, f"{exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}")
+            first = exc.errors()[0]
+            return Invalid(rid, f"{json_path(first['loc'])}: {first['msg']}")
         except UnsafeRequestIdError as exc:
-            return Invalid(rid, str(exc))
+            return Invalid(rid, f"$.request_id: {exc}")
         return request
 
 

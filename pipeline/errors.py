@@ -70,12 +70,17 @@ class TransitionRefusedError(PipelineError):
 class UnsafeRequestIdError(PipelineError, ValueError):
     """A request id that must not be used as a file name."""
 
-    def __init__(self, request_id: object) -> None:
+    def __init__(self, request_id: object, reserved: bool = False) -> None:
         self.request_id = request_id
-        super().__init__(
-            f"unsafe request id {request_id!r}: use 1-128 letters, digits, '.', '_' or '-', "
-            "starting with a letter or digit, and no '..'"
+        why = (
+            f"{request_id!r} is a reserved file name; choose another id"
+            if reserved
+            else (
+                "use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit, "
+                "and no '..'"
+            )
         )
+        super().__init__(f"unsafe request id {request_id!r}: {why}")
 
 
 class RequestInputError(PipelineError):

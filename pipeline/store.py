@@ -52,9 +52,10 @@ def check_request_id(request_id: object) -> str:
         or not _ID_RE.fullmatch(request_id)
         or ".." in request_id
         or request_id.endswith(".")
-        or request_id.lower() in _RESERVED
     ):
         raise UnsafeRequestIdError(request_id)
+    if request_id.lower() in _RESERVED:
+        raise UnsafeRequestIdError(request_id, reserved=True)
     return request_id
 
 

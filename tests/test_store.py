@@ -240,7 +240,7 @@ def test_failed_write_leaves_the_previous_checkpoint_and_no_temp_file(
 
 
 @pytest.mark.parametrize(
-    "bad", ["../etc/passwd", "a/b", "..", ".hidden", "x..y", "", "trailing.", "con", "a b"]
+    "bad", ["../etc/passwd", "a/b", "..", ".hidden", "x..y", "", "trailing.", "a b"]
 )
 def test_unsafe_request_id_is_rejected_before_touching_the_filesystem(
     tmp_path: Path, bad: str
@@ -251,6 +251,17 @@ def test_unsafe_request_id_is_rejected_before_touching_the_filesystem(
     assert str(err.value) == (
         f"unsafe request id {bad!r}: use 1-128 letters, digits, '.', '_' or '-', "
         "starting with a letter or digit, and no '..'"
+    )
+    assert not (tmp_path / "state").exists()
+
+
+@pytest.mark.parametrize("bad", ["con", "CON", "batch-summary"])
+def test_reserved_request_id_is_rejected_with_its_reason(tmp_path: Path, bad: str) -> None:
+    store = CheckpointStore(tmp_path / "state")
+    with pytest.raises(UnsafeRequestIdError) as err:
+        store.lock(bad)
+    assert str(err.value) == (
+        f"unsafe request id {bad!r}: {bad!r} is a reserved file name; choose another id"
     )
     assert not (tmp_path / "state").exists()
 
