@@ -370,6 +370,14 @@ def run(
         citations += found
     elif intake.intent == "check_progress":
         answer = progress_answer(intake, proposal)
+    if schedule.terms and intake.profile.academic_status != "good":
+        # A student not in good standing plans under a status rule (e.g. the probation
+        # load cap) even when the plan breaks nothing: cite the rule that governs them.
+        citations += [
+            c
+            for r in applicable_rules(catalog, intake.profile)
+            if r.applies_when.status_in and (c := cite_rule(catalog, r.id))
+        ]
     for code in intake.added_programs:
         prog = catalog.program_by_code.get(code)
         doc = catalog.document_by_id.get(prog.document) if prog and prog.document else None
