@@ -20,7 +20,7 @@ from agents.artifacts import (
     Risk,
     ScheduledTerm,
 )
-from agents.tools.terms import Term
+from agents.tools.terms import term_label
 
 OUTCOME_LABEL: dict[str, str] = {
     "approved": "Approved",
@@ -30,15 +30,6 @@ OUTCOME_LABEL: dict[str, str] = {
     "needs_input": "Needs input",
     "answered": "Answered",
 }
-
-
-def _label(code: str | None) -> str:
-    if not code:
-        return ""
-    try:
-        return Term.parse(code).label()
-    except ValueError:
-        return code
 
 
 def _num(x: float) -> str:
@@ -87,7 +78,11 @@ def _md_term(t: ScheduledTerm) -> list[str]:
 
 
 def _md_sections(nt: NextTermSections) -> list[str]:
-    lines = [f"## Next-term sections: {_md(_label(nt.term))}", "", f"Status: {_words(nt.status)}"]
+    lines = [
+        f"## Next-term sections: {_md(term_label(nt.term))}",
+        "",
+        f"Status: {_words(nt.status)}",
+    ]
     if nt.sections:
         lines += ["", "| Course | Section | Meetings |", "| --- | --- | --- |"]
         for s in nt.sections:
@@ -109,7 +104,7 @@ def _where(*items: str | None) -> str:
 
 
 def _md_risk(r: Risk) -> str:
-    return f"- **{_words(r.kind)}**{_md(_where(_label(r.term), r.rule_id))}: {_md(r.message)}"
+    return f"- **{_words(r.kind)}**{_md(_where(term_label(r.term), r.rule_id))}: {_md(r.message)}"
 
 
 def _md_round(r: NegotiationRound) -> list[str]:
@@ -145,7 +140,7 @@ def to_markdown(rec: Recommendation) -> str:
         f"- **Student:** {_md(rec.student_name)} ({_md(rec.student_id)})",
         f"- **Request:** {_md(rec.request_id)} ({_words(rec.intent)})",
         f"- **Programs:** {_md(', '.join(rec.programs)) or 'none'}",
-        f"- **Graduation:** {_md(_label(rec.graduation_term)) or 'not planned'}",
+        f"- **Graduation:** {_md(term_label(rec.graduation_term)) or 'not planned'}",
         "",
         _md(rec.summary),
         "",
@@ -163,7 +158,7 @@ def to_markdown(rec: Recommendation) -> str:
     if rec.violations:
         lines += ["## Unresolved violations", ""]
         lines += [
-            f"- **{_md(v.rule_id)}** ({v.severity}{_md(', ' + _label(v.term) if v.term else '')})"
+            f"- **{_md(v.rule_id)}** ({v.severity}{_md(', ' + term_label(v.term) if v.term else '')})"
             f": {_md(v.message)}"
             for v in rec.violations
         ]
@@ -254,7 +249,7 @@ def _h_sections(nt: NextTermSections | None) -> str:
         f"<td>{e('; '.join(s.meetings))}</td></tr>"
         for s in nt.sections
     )
-    out = f"<p>{e(_label(nt.term))}: <strong>{e(_words(nt.status))}</strong></p>"
+    out = f"<p>{e(term_label(nt.term))}: <strong>{e(_words(nt.status))}</strong></p>"
     if rows:
         out += f"<table><tr><th>Course</th><th>Section</th><th>Meetings</th></tr>{rows}</table>"
     notes = [f"Clash: {c}" for c in nt.clashes] + [f"No sections: {c}" for c in nt.unscheduled]
@@ -286,7 +281,7 @@ def _h_round(r: NegotiationRound) -> str:
 def _h_risk(r: Risk) -> str:
     return (
         f'<li class="risk" data-kind="{e(r.kind)}"><strong>{e(_words(r.kind))}</strong>'
-        f"{e(_where(_label(r.term), r.rule_id))}: {e(r.message)}</li>"
+        f"{e(_where(term_label(r.term), r.rule_id))}: {e(r.message)}</li>"
     )
 
 
@@ -312,7 +307,7 @@ NL = "\n"
 def to_html(rec: Recommendation) -> str:
     """A self-contained HTML page; every text value is escaped."""
     chips = "".join(f'<span class="chip">{e(p)}</span>' for p in rec.programs)
-    grad = _label(rec.graduation_term)
+    grad = term_label(rec.graduation_term)
     header = (
         f"<header><h1>Advising recommendation for {e(rec.student_name)}</h1>"
         f'<p class="meta">Student {e(rec.student_id)} · request {e(rec.request_id)} · '
@@ -325,7 +320,7 @@ def to_html(rec: Recommendation) -> str:
     )
     grid = "".join(_h_term(t) for t in rec.plan)
     violations = [
-        f"{v.rule_id} ({v.severity}{', ' + _label(v.term) if v.term else ''}): {v.message}"
+        f"{v.rule_id} ({v.severity}{', ' + term_label(v.term) if v.term else ''}): {v.message}"
         for v in rec.violations
     ]
     body = [

@@ -35,14 +35,10 @@ from eval.suite import (
 REPO = Path(__file__).resolve().parents[1]
 
 # Labels say what should happen, decided from the catalog, so they need not all agree with
-# the pipeline: at the time of writing 41 of 56 do, and the 15 that do not are pipeline
-# issues listed in the README's "Evaluation" section (risks from avoidable electives, the
-# audit's course assignment, the residency cap, the suspended-student crash, the
-# reserved-id message, unknown declared programs). Planner work moves one or two scenarios
-# at a time (which elective is picked decides a risk), so the gate sits four scenarios
-# lower, at 0.65 (at most 19 of 56 off): that churn passes, while a regressed behavior -
-# the 7 acceleration, 6 policy-question or 7 invalid-request scenarios - fails.
-MIN_OUTCOME_ACCURACY = 0.65
+# the pipeline. Today all 56 do. Which elective the planner picks can still decide whether a
+# risk appears, so the gate allows two scenarios to move; a regressed behavior (a whole
+# group such as the 7 acceleration or 6 policy-question scenarios) fails.
+MIN_OUTCOME_ACCURACY = 0.96
 # Re-run from scratch: multi-round, add-program, probation, answered, needs-input,
 # infeasible, study-abroad and invalid scenarios.
 RECHECK = {

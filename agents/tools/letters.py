@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from agents.artifacts import NegotiationRound, Recommendation, Risk, ScheduledTerm
-from agents.tools.terms import Term
+from agents.tools.terms import Term, term_label
 
 SIGN_OFF = "Office of Undergraduate Advising"
 
@@ -41,15 +41,6 @@ OUTCOME_SENTENCE: dict[str, str] = {
     "needs_input": "Before we can finish your plan we need a few answers from you.",
     "answered": "Thank you for your question; here is what the policies say.",
 }
-
-
-def _label(code: str | None) -> str:
-    if not code:
-        return ""
-    try:
-        return Term.parse(code).label()
-    except ValueError:
-        return code
 
 
 def _num(x: float) -> str:
@@ -104,7 +95,7 @@ def _findings(violations: list[str], headings: dict[str, str]) -> str:
 
 
 def _round_text(rnd: NegotiationRound, headings: dict[str, str]) -> str:
-    grad = _label(rnd.graduation_term)
+    grad = term_label(rnd.graduation_term)
     who = "The first proposal" if rnd.round == 1 else f"The revision in round {rnd.round}"
     text = f"{who} would graduate you in {grad}" if grad else f"{who} found no feasible plan"
     if rnd.violations:
@@ -128,12 +119,12 @@ def _negotiation_paragraph(draft: Recommendation) -> str | None:
 
 
 def _risk_line(risk: Risk) -> str:
-    where = ", ".join(x for x in (_label(risk.term), risk.rule_id) if x)
+    where = ", ".join(x for x in (term_label(risk.term), risk.rule_id) if x)
     return f"- {where}: {_sentence(risk.message)}" if where else f"- {_sentence(risk.message)}"
 
 
 def _plan_intro(draft: Recommendation) -> str:
-    grad = _label(draft.graduation_term) or "a term still to be set"
+    grad = term_label(draft.graduation_term) or "a term still to be set"
     progs = " and ".join(draft.programs) or "your programs"
     if draft.outcome in ("approved", "approved_with_risks"):
         return f"Your plan has you graduating in {grad}, completing {progs}."

@@ -100,6 +100,16 @@ def regular_terms(first: Term, last: Term) -> list[Term]:
     return out
 
 
+def term_label(code: str | None) -> str:
+    """'S2027' -> 'Spring 2027'; '' for None; text that is not a term comes back unchanged."""
+    if not code:
+        return ""
+    try:
+        return Term.parse(code).label()
+    except TermError:
+        return code
+
+
 def term_code(text: str) -> str:
     """Normalize any accepted spelling of a term to its code."""
     return Term.parse(text).code
