@@ -158,8 +158,8 @@ def to_markdown(rec: Recommendation) -> str:
     if rec.violations:
         lines += ["## Unresolved violations", ""]
         lines += [
-            f"- **{_md(v.rule_id)}** ({v.severity}{_md(', ' + term_label(v.term) if v.term else '')})"
-            f": {_md(v.message)}"
+            f"- **{_md(v.rule_id)}** ({v.severity}"
+            f"{_md(', ' + term_label(v.term) if v.term else '')}): {_md(v.message)}"
             for v in rec.violations
         ]
         lines.append("")
