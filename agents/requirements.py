@@ -49,6 +49,7 @@ def run(intake: IntakeResult, tools: Toolbox) -> RequirementsProposal:
         )
     catalog = tools.catalog
     student = intake.student
+    assert student is not None  # the intake stage always records it
     declared = [p for p in intake.target_programs if p not in intake.added_programs]
     report = audit(catalog, student, declared, add_programs=intake.added_programs)
     sharing = _unique_notes([n for p in report.programs for n in p.sharing_notes])

@@ -173,6 +173,7 @@ def run(
         )
     pc = to_plan_constraints(cs, intake, tools)
     programs = _plannable_programs(intake, proposal)
+    assert intake.student is not None  # the intake stage always records it
     result = plan(tools.catalog, intake.student, programs, pc)
     choice = _sections(result, intake, tools)
     moved: list[str] = []
@@ -251,6 +252,7 @@ def _avoid_clash(
     term, a few times over. A re-plan is kept only when it graduates no later and has fewer
     clashes; courses the student pinned to the term are never moved (a clash between them
     is reported instead)."""
+    assert intake.student is not None  # the intake stage always records it
     term = choice.term
     grad = Term.parse(result.graduation_term or term)
     barred: dict[str, list[str]] = dict(pc.not_in_term)
@@ -296,6 +298,7 @@ def _schedule(
     result: PlanResult, cs: ConstraintSet, round: int, intake: IntakeResult, tools: Toolbox
 ) -> Schedule:
     catalog = tools.catalog
+    assert intake.student is not None  # the intake stage always records it
     away = set(cs.terms_away) | set(intake.student.terms_away)
     terms = []
     for t in result.terms:

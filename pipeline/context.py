@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,7 +28,7 @@ from agents.artifacts import (
 )
 from agents.tools.llm import LLMLedger
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Final = 1
 
 StateName = Literal[
     "intake", "requirements", "scheduling", "critique", "refinement", "synthesis", "done", "failed"

@@ -2,8 +2,9 @@
 
 - The request's lock is held for the whole run, so two runners never work one request.
 - A checkpoint is written after every stage, and as soon as an LLM call is recorded, so
-  finished stages never run again and no call is paid for twice; a run killed mid-stage
-  redoes at most that stage.
+  finished stages never run again and no call is paid for twice. Checkpoint writes
+  overlap the next stage (at most one in flight; LLM calls are flushed at once), so a run
+  SIGKILLed mid-stage redoes at most that stage and the one before it.
 - A stage that raises is recorded (type, message, innermost frames) and the run moves to
   ``failed``; resuming it re-enters that stage.
 - On SIGINT/SIGTERM (``GracefulStop``) the current stage finishes, the checkpoint is
@@ -25,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import structlog
 from pydantic import PrivateAttr
@@ -37,6 +38,7 @@ from agents.tools.llm import LLMBackend, LLMCall, LLMLedger
 from pipeline.context import (
     RunConfig,
     StageErrorRecord,
+    StageName,
     StageTiming,
     WorkflowContext,
     new_context,
@@ -198,6 +200,7 @@ class SavingLedger(LLMLedger):
         self.sync()
         if self._ctx is not None and self._store is not None:
             self._store.save(self._ctx)
+            self._store.flush()  # a paid reply must be on disk before the stage goes on
 
 
 def outputs_present(out_dir: Path, request_id: str) -> bool:
@@ -361,8 +364,10 @@ def _drive(
 def _run_stage(run: Run, stage_fn: StageFn, tools: Toolbox, store: CheckpointStore) -> None:
     ctx = run.ctx
     stage = run.state
-    attempt = ctx.attempts.get(stage.value, 0) + 1
-    ctx.attempts[stage.value] = attempt
+    # The run loop stops at a terminal state, so a stage that runs has a stage name.
+    name = cast(StageName, stage.value)
+    attempt = ctx.attempts.get(name, 0) + 1
+    ctx.attempts[name] = attempt
     round_ = ctx.round
     started = time.perf_counter()
     try:
@@ -374,15 +379,13 @@ def _run_stage(run: Run, stage_fn: StageFn, tools: Toolbox, store: CheckpointSto
         fire(run, "advance")
     except KeyboardInterrupt:
         # Abandoned: the checkpoint from before this stage is still the truth.
-        raise RunInterrupted(ctx.request_id, stage.value) from None
+        raise RunInterrupted(ctx.request_id, name) from None
     except Exception as exc:
         ms = (time.perf_counter() - started) * 1000
-        ctx.timings.append(
-            StageTiming(stage=stage.value, round=round_, attempt=attempt, ms=ms, ok=False)
-        )
+        ctx.timings.append(StageTiming(stage=name, round=round_, attempt=attempt, ms=ms, ok=False))
         ctx.errors.append(
             StageErrorRecord(
-                stage=stage.value,
+                stage=name,
                 round=round_,
                 attempt=attempt,
                 type=type(exc).__name__,
@@ -391,13 +394,13 @@ def _run_stage(run: Run, stage_fn: StageFn, tools: Toolbox, store: CheckpointSto
                 at=utc_now(),
             )
         )
-        ctx.failed_stage = stage.value
+        ctx.failed_stage = name
         fire(run, "fail")
         store.save(ctx)
         log.error(
             "stage.failed",
             request_id=ctx.request_id,
-            stage=stage.value,
+            stage=name,
             round=round_,
             duration_ms=round(ms, 1),
             outcome="failed",
@@ -405,15 +408,13 @@ def _run_stage(run: Run, stage_fn: StageFn, tools: Toolbox, store: CheckpointSto
         )
         return
     ms = (time.perf_counter() - started) * 1000
-    ctx.timings.append(
-        StageTiming(stage=stage.value, round=round_, attempt=attempt, ms=ms, ok=True)
-    )
+    ctx.timings.append(StageTiming(stage=name, round=round_, attempt=attempt, ms=ms, ok=True))
     ctx.failed_stage = None
     store.save(ctx)
     log.info(
         "stage.done",
         request_id=ctx.request_id,
-        stage=stage.value,
+        stage=name,
         round=round_,
         duration_ms=round(ms, 1),
         outcome="ok",

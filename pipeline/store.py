@@ -131,9 +131,10 @@ class RequestLock:
 
 
 class _BackgroundWriter:
-    """One thread that writes checkpoints while the next stage runs. Per file the newest
-    snapshot wins: an older one not yet on disk is dropped, since the newer one holds
-    everything it did. ``flush`` waits until everything submitted is durable."""
+    """One thread that writes checkpoints while the next stage runs. A new snapshot waits
+    until the previous one is durable, so the file on disk is never more than one stage
+    behind: a SIGKILL costs at most the running stage and the one whose write was in
+    flight. ``flush`` waits until everything submitted is durable."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
@@ -146,8 +147,9 @@ class _BackgroundWriter:
 
     def submit(self, path: Path, data: bytes) -> None:
         with self._cond:
+            while self._pending or self._busy:
+                self._cond.wait()
             self._raise()
-            self._pending.pop(path, None)  # re-insert: files are written oldest-first
             self._pending[path] = data
             self._cond.notify_all()
 

@@ -4,7 +4,8 @@ two runners sharing a state directory never work one request twice.
 
 "Done exactly once" is checked through the checkpoints: each request's committed stage
 attempts equal those of an uninterrupted run (work lost to a kill is redone, never
-committed twice), and the side log shows a kill costs at most one stage per worker.
+committed twice), and the side log shows a kill costs at most two stages per worker (the
+running one and the one whose checkpoint write was still in flight).
 """
 
 from __future__ import annotations
@@ -178,7 +179,9 @@ def test_batch_killed_at_random_moments_finishes_with_identical_outputs(
         sum(attempts.values()) for _, attempts, _, _ in _committed(ref / "state").values()
     )
     assert len(distinct) == reference_executions
-    assert len(executions) <= reference_executions + kills * workers
+    # A kill redoes the stage each worker was running, plus at most the one before it when
+    # its checkpoint write (overlapped with the next stage) had not yet reached the disk.
+    assert len(executions) <= reference_executions + 2 * kills * workers
 
 
 def test_two_runners_on_one_state_directory_never_share_a_request(tmp_path: Path) -> None:

@@ -146,7 +146,7 @@ class Search:
         self._kind = {k: tuple(sorted(looks[k])) for k in self.keys}
         for t in cands:
             a, req = al.allocs[t[0]], self.leaf(t)
-            ranked = sorted(contested[t], key=lambda o, a=a: al.static_rank(a, o))
+            ranked = sorted(contested[t], key=lambda o: al.static_rank(a, o))
             self.cont[t] = [(self.bit[o.key], o) for o in ranked]
             self.need[t] = None
             if isinstance(req, CourseRequirement):

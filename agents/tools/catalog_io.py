@@ -26,6 +26,7 @@ from agents.tools.catalog import (
     Catalog,
     CourseRequirement,
     CourseSetRequirement,
+    Document,
     NOfRequirement,
     RequirementNode,
     pattern_matches,
@@ -368,6 +369,7 @@ def reference_problems(cat: Catalog) -> list[str]:
         if prog.document is not None and prog.document not in cat.document_by_id:
             problems.append(f"{at}.document: unknown document {prog.document!r}")
 
+    doc: Document | None  # a policy may cite an unknown document
     for i, doc in enumerate(cat.documents):
         for d in _dupes(s.id for s in doc.sections):
             problems.append(f"$.documents[{i}] ({doc.id}): duplicate section id {d!r}")

@@ -39,7 +39,7 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import structlog
 from google import genai
@@ -99,6 +99,13 @@ class _Reply:
     @property
     def ok(self) -> bool:
         return self.text is not None and self.problem is None
+
+
+class _Tokens(TypedDict):
+    """Token counts of one reply, passed on to ``GeminiBackend._record``."""
+
+    input_tokens: int
+    output_tokens: int
 
 
 def _user(text: str) -> types.Content:
@@ -285,7 +292,7 @@ class GeminiBackend:
         # A key-shaped string in a reply is masked like anywhere else before it is stored.
         text = None if response.text is None else redact_text(response.text)
         usage = response.usage_metadata or types.GenerateContentResponseUsageMetadata()
-        tokens = {
+        tokens: _Tokens = {
             "input_tokens": usage.prompt_token_count or 0,
             # Thinking tokens are billed as output, so they count as output here too.
             "output_tokens": (usage.candidates_token_count or 0)

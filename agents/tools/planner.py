@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 import structlog
 from pydantic import BaseModel, ConfigDict, Field
@@ -410,7 +410,11 @@ def _trim(prep: Prep, sol: Solution) -> dict[str, list[str]]:
             for ch in sorted(
                 done,
                 key=lambda ch: (
-                    -max((sol.placement.get(c, -1) for c in members(ch.leaf.label)), default=-1)
+                    # `done` only holds children with a leaf
+                    -max(
+                        (sol.placement.get(c, -1) for c in members(cast(Leaf, ch.leaf).label)),
+                        default=-1,
+                    )
                 ),
             ):
                 if spare <= 0:

@@ -384,7 +384,7 @@ class PlanModel:
         *,
         fixed_search: bool = False,
         presolve: bool = True,
-    ) -> tuple[int, cp_model.CpSolver]:
+    ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
         if expr is not None:
             self.m.minimize(expr)
         solver = make_solver(seconds, dtime)
@@ -406,12 +406,12 @@ class PlanModel:
 
     def portfolio(
         self, expr: cp_model.LinearExprT, seconds: float
-    ) -> tuple[int, cp_model.CpSolver]:
+    ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
         """Short deterministic runs with different settings, then a long one: on tight
         packings each setting is sometimes fast and sometimes very slow (heavy tails)."""
         self.m.minimize(expr)
         deadline = time.perf_counter() + seconds
-        best: tuple[int, cp_model.CpSolver] | None = None
+        best: tuple[cp_model.CpSolverStatus, cp_model.CpSolver] | None = None
         for params, dtime in PORTFOLIO:
             solver = make_solver(max(0.01, deadline - time.perf_counter()), dtime)
             for key, value in params.items():

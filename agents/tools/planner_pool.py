@@ -60,6 +60,7 @@ def build_pool(prep: Prep, full: bool = False) -> None:
     usable_all = sorted(c for c, e in reach.est.items() if e < INF)
     prep.full = full or len(usable_all) <= FULL_POOL_MAX
     programs_of: dict[str, set[str]] = {}
+    code: str | None  # a single-course leaf below may have no matching course
     for leaf in prep.leaves:
         for code in leaf.matching:
             programs_of.setdefault(code, set()).add(leaf.program)

@@ -61,8 +61,8 @@ class PlanSetup:
             if c.first_term
             else current.next_regular(c.include_summer)
         )
-        self.latest = parse_term(c.latest_term, "latest_term") if c.latest_term else None
-        self.latest = self.latest or default_latest(self.first)
+        latest = parse_term(c.latest_term, "latest_term") if c.latest_term else None
+        self.latest: Term = latest or default_latest(self.first)
         self.target = parse_term(c.target_term, "target_term") if c.target_term else None
         if self.latest < self.first:
             raise PlanningError(
@@ -168,9 +168,9 @@ def analysis_reasons(setup: PlanSetup, prep: Prep, end: Term) -> list[str]:
                 out.append(f"{code} is offered {describe_offering(course)}; {when}")
                 continue
             if pos < INF:
-                need = sum(1 for i in range(pos + 1) if wide.active[i])
+                more = sum(1 for i in range(pos + 1) if wide.active[i])
                 out.append(
-                    f"the prerequisite chain {' -> '.join(chain)} needs {need} more terms "
+                    f"the prerequisite chain {' -> '.join(chain)} needs {more} more terms "
                     f"({code} no earlier than {wide.terms[pos].code}) but only "
                     f"{_remain(len(active))} through {end_word}"
                 )

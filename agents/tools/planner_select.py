@@ -39,11 +39,11 @@ def make_solver(seconds: float, dtime: float | None = None) -> cp_model.CpSolver
     return solver
 
 
-def weighted(parts: list[tuple[cp_model.LinearExprT, int]]) -> cp_model.LinearExprT:
+def weighted(parts: list[tuple[cp_model.LinearExpr | int, int]]) -> cp_model.LinearExpr | int:
     """``parts`` in priority order, each (expression >= 0, its upper bound): one objective
     whose weights make every part dominate all later ones."""
     weight = 1
-    expr: cp_model.LinearExprT = 0
+    expr: cp_model.LinearExpr | int = 0
     for e, ub in reversed(parts):
         expr = expr + weight * e
         weight *= ub + 1
@@ -76,9 +76,9 @@ def encode_requirements(
     for prog, leaf_id in sorted(p.orders):
         # The audit takes a planned course that fewer of the program's leaves want before
         # one that more want: if it is taken, it counts here whenever a busier one does.
-        opts = {c: v for c, v in out.get((prog, leaf_id), []) if c in taken}
-        for c1, v1 in opts.items():
-            for c2, v2 in opts.items():
+        in_taken = {c: v for c, v in out.get((prog, leaf_id), []) if c in taken}
+        for c1, v1 in in_taken.items():
+            for c2, v2 in in_taken.items():
                 if p.demand(prog, c2) < p.demand(prog, c1):
                     m.add(v2 == 1).only_enforce_if([v1, taken[c2]])
 

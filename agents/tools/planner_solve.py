@@ -21,7 +21,13 @@ import time
 import structlog
 from ortools.sat.python import cp_model
 
-from agents.tools.planner_model import PlanModel, Solution, capacity_bound, unit_scale
+from agents.tools.planner_model import (
+    PlanModel,
+    Solution,
+    SolveStatus,
+    capacity_bound,
+    unit_scale,
+)
 from agents.tools.planner_prep import Prep
 from agents.tools.planner_select import SelectionModel
 
@@ -113,7 +119,7 @@ def solve_plan(
                 return Solution("infeasible" if decided else "unknown", stages=stages)
             placement = natural
             proven = proven and decided
-    status = "optimal" if proven else "feasible"
+    status: SolveStatus = "optimal" if proven else "feasible"
     terms = max(placement.values(), default=-1) + 1
     if not first_only and terms > 0:
         sm = PlanModel(prep, max_courses=max_courses, courses=sorted(placement), counts=counts)

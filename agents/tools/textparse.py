@@ -269,6 +269,7 @@ def _read_terms(
 def _read_relative_target(
     text: str, sents: list[Span], current: Term, start_term: str | None, out: IntakeExtraction
 ) -> None:
+    m: re.Match[str] | None  # the "graduate early" search below may find nothing
     for rx in (_EARLY_RE, _ON_TIME_RE, _YEARS_RE):
         for m in rx.finditer(text):
             sent = sentence_of(sents, m.start())
