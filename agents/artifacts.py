@@ -8,7 +8,6 @@ test keeps them equal. Fixed value sets are ``Literal``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.tools.audit import AuditReport
 from agents.tools.catalog import AcademicStatus, Severity
 from agents.tools.prereq import COURSE_CODE_PATTERN, ClassStanding
+from agents.tools.schemas import model_schema, write_schema_file
 from agents.tools.student import StudentRecord
 from agents.tools.terms import TERM_CODE_PATTERN
 
@@ -514,9 +514,7 @@ ARTIFACT_MODELS: dict[str, type[Artifact]] = {
 
 
 def artifact_schema(name: str) -> dict[str, Any]:
-    schema = ARTIFACT_MODELS[name].model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    return schema
+    return model_schema(ARTIFACT_MODELS[name])
 
 
 def schema_dir() -> Path:
@@ -524,13 +522,11 @@ def schema_dir() -> Path:
 
 
 def write_schemas(directory: Path | None = None) -> list[Path]:
-    out = []
     d = directory or schema_dir()
-    for name in ARTIFACT_MODELS:
-        p = d / f"{name}.schema.json"
-        p.write_text(json.dumps(artifact_schema(name), indent=2, sort_keys=True) + "\n", "utf-8")
-        out.append(p)
-    return out
+    return [
+        write_schema_file(d, f"{name}.schema.json", artifact_schema(name))
+        for name in ARTIFACT_MODELS
+    ]
 
 
 if __name__ == "__main__":  # pragma: no cover - maintenance entry point

@@ -19,9 +19,7 @@ order), ``audit_build`` (result models from an allocation).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.tools.audit_alloc import CountedStatus, build_pool, sharing_limit
 from agents.tools.catalog import Catalog, Program
 from agents.tools.prereq import ClassStanding
+from agents.tools.schemas import model_schema, published_schema, write_schema_file
 from agents.tools.student import AttemptSource, StudentRecord, check_student_against_catalog
 from agents.tools.terms import Term
 
@@ -180,22 +179,16 @@ class AuditReport(_Model):
 
 def audit_schema() -> dict[str, Any]:
     """The audit report's JSON Schema as generated from the models (the published file's source)."""
-    schema = AuditReport.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = "https://advising.example/schemas/audit.schema.json"
-    return schema
+    return model_schema(AuditReport, SCHEMA_FILE)
 
 
 def published_audit_schema() -> dict[str, Any]:
-    text = (resources.files("agents") / "schemas" / SCHEMA_FILE).read_text(encoding="utf-8")
-    return json.loads(text)
+    return published_schema(SCHEMA_FILE)
 
 
 def write_audit_schema(directory: Path) -> Path:
     """Write the published schema file (used when the models change)."""
-    target = directory / SCHEMA_FILE
-    target.write_text(json.dumps(audit_schema(), indent=2, sort_keys=True) + "\n", "utf-8")
-    return target
+    return write_schema_file(directory, SCHEMA_FILE, audit_schema())
 
 
 def _r(x: float) -> float:

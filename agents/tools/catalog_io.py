@@ -32,6 +32,7 @@ from agents.tools.catalog import (
     pattern_matches,
 )
 from agents.tools.prereq import AllOf, AnyOf, CourseCond, PrereqNode, ProgramCond, courses_in
+from agents.tools.schemas import model_schema, published_schema, write_schema_file
 from agents.tools.terms import Term
 
 log = structlog.get_logger(__name__)
@@ -46,15 +47,11 @@ def default_catalog_path() -> Path:
 
 def catalog_schema() -> dict[str, Any]:
     """The catalog's JSON Schema as generated from the models (the published file's source)."""
-    schema = Catalog.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = "https://advising.example/schemas/catalog.schema.json"
-    return schema
+    return model_schema(Catalog, SCHEMA_FILE)
 
 
 def published_catalog_schema() -> dict[str, Any]:
-    text = (resources.files("agents") / "schemas" / SCHEMA_FILE).read_text(encoding="utf-8")
-    return json.loads(text)
+    return published_schema(SCHEMA_FILE)
 
 
 def json_path(parts: Iterable[Any]) -> str:
@@ -422,9 +419,7 @@ def _cycle_problems(cat: Catalog) -> list[str]:
 
 def write_schema(directory: Path) -> Path:
     """Write the published schema file (used when the models change)."""
-    target = directory / SCHEMA_FILE
-    target.write_text(json.dumps(catalog_schema(), indent=2, sort_keys=True) + "\n", "utf-8")
-    return target
+    return write_schema_file(directory, SCHEMA_FILE, catalog_schema())
 
 
 if __name__ == "__main__":  # pragma: no cover - maintenance entry point
