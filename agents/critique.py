@@ -35,7 +35,8 @@ from agents.artifacts import (
     Schedule,
     Violation,
 )
-from agents.policy import Cite, PlanCheck, check_plan, join, label, num
+from agents.policy import Cite, PlanCheck, check_plan
+from agents.policy_rules import join, label, num
 from agents.toolbox import Toolbox
 from agents.tools.catalog import CourseRequirement, RequirementNode
 from agents.tools.prereq import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode

@@ -28,7 +28,7 @@ from agents.artifacts import (
     Schedule,
     StudentProfile,
 )
-from agents.policy import applicable_rules
+from agents.policy_rules import applicable_rules
 from agents.toolbox import Toolbox
 from agents.tools.catalog import Catalog, PolicyRule
 from agents.tools.terms import Term

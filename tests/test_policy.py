@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agents import policy
+from agents import policy, policy_rules
 from agents.artifacts import (
     CitationRef,
     ConstraintSet,
@@ -25,14 +25,8 @@ from agents.artifacts import (
     StudentProfile,
     Violation,
 )
-from agents.policy import (
-    Findings,
-    PlanCheck,
-    applicable_rules,
-    check_plan,
-    load_limit,
-    standings_by_term,
-)
+from agents.policy import Findings, PlanCheck, check_plan
+from agents.policy_rules import applicable_rules, load_limit, standings_by_term
 from agents.toolbox import Toolbox
 from agents.tools.catalog import PolicyRule, RuleCondition, SharingLimit
 from agents.tools.catalog_io import load_catalog
@@ -250,15 +244,15 @@ def test_applicable_rules_follow_gpa_standing_and_status(
 
 def test_gpa_conditioned_rule_never_applies_without_a_gpa() -> None:
     rule = CATALOG.rule_by_id["LOAD-OVERLOAD"]
-    assert policy.condition_failure(rule, gpa=None, standing="junior", status="good") == (
+    assert policy_rules.condition_failure(rule, gpa=None, standing="junior", status="good") == (
         "without a GPA on record"
     )
 
 
 def test_probation_rule_applies_only_on_probation_even_without_a_status_condition() -> None:
     bare = CATALOG.rule_by_id["PROB-MAX"].model_copy(update={"applies_when": RuleCondition()})
-    assert not policy.rule_applies(bare, gpa=2.5, standing="junior", status="good")
-    assert policy.rule_applies(bare, gpa=2.5, standing="junior", status="probation")
+    assert not policy_rules.rule_applies(bare, gpa=2.5, standing="junior", status="good")
+    assert policy_rules.rule_applies(bare, gpa=2.5, standing="junior", status="probation")
 
 
 @pytest.mark.parametrize(
