@@ -30,7 +30,8 @@ from typing import Any
 
 from agents.toolbox import Settings
 from pipeline.batch import BatchReport, iter_input, percentile, run_batch
-from pipeline.runner import GracefulStop, RunOptions
+from pipeline.jobs import RunOptions
+from pipeline.runner import GracefulStop
 from pipeline.store import CheckpointStore
 
 REPO = Path(__file__).resolve().parents[1]

@@ -28,16 +28,8 @@ from pydantic import ValidationError
 from agents.artifacts import PlanRequest, artifact_schema
 from agents.tools.catalog_io import json_path, schema_problems
 from pipeline.errors import ExitCode, RequestInputError, UnsafeRequestIdError
-from pipeline.runner import (
-    STOP_SIGNALS,
-    Job,
-    RunOptions,
-    WorkerState,
-    init_worker,
-    outputs_present,
-    peak_rss_mb,
-    run_job,
-)
+from pipeline.jobs import Job, RunOptions, WorkerState, init_worker, peak_rss_mb, run_job
+from pipeline.runner import STOP_SIGNALS, outputs_present
 from pipeline.store import CheckpointStore, check_request_id
 
 log = structlog.get_logger(__name__)
@@ -376,7 +368,7 @@ class _Pool:
         while len(self._pending) >= self._window:
             out.extend(self._collect())
         # Workers are started inside submit and inherit this mask: they never see
-        # SIGINT/SIGTERM (see runner.init_worker); pending signals arrive when unblocked.
+        # SIGINT/SIGTERM (see jobs.init_worker); pending signals arrive when unblocked.
         old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:
             self._pending[self._executor.submit(run_job, job)] = job

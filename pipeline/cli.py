@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from agents.artifacts import PlanRequest
     from pipeline.batch import BatchReport, InputItem
-    from pipeline.runner import RunOptions
+    from pipeline.jobs import RunOptions
 
 EXIT_OK = int(ExitCode.OK)
 EXIT_FAILED = int(ExitCode.FAILED)
@@ -298,7 +298,7 @@ def _add_diagram(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
 
 def _options(args: argparse.Namespace) -> RunOptions:
     from agents.toolbox import Settings
-    from pipeline.runner import RunOptions
+    from pipeline.jobs import RunOptions
 
     return RunOptions(
         state_dir=Path(args.state_dir),

@@ -15,24 +15,20 @@
 
 from __future__ import annotations
 
-import os
-import resource
 import signal
 import threading
 import time
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 
 import structlog
 from pydantic import PrivateAttr
 
 from agents.artifacts import PlanRequest
-from agents.errors import AdvisingError
 from agents.toolbox import Settings, Toolbox
 from agents.tools.llm import LLMBackend, LLMCall, LLMLedger
 from pipeline.context import (
@@ -45,9 +41,7 @@ from pipeline.context import (
     utc_now,
 )
 from pipeline.errors import (
-    CheckpointMissingError,
     FingerprintMismatchError,
-    LockHeldError,
     MachineDefinitionError,
     RequestChangedError,
     RunInterrupted,
@@ -60,7 +54,6 @@ from pipeline.machine import (
     StageFn,
     State,
     fire,
-    load_agents,
     real_agents,
     stage_registry,
 )
@@ -420,211 +413,3 @@ def _run_stage(run: Run, stage_fn: StageFn, tools: Toolbox, store: CheckpointSto
         outcome="ok",
         next=ctx.state,
     )
-
-
-# --------------------------------------------------------------------------- jobs
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """Everything a run, a batch or ``resume --all`` needs besides its requests."""
-
-    state_dir: Path = Path("state")
-    out_dir: Path = Path("out")
-    catalog: str | None = None
-    backend: str = "offline"
-    model: str | None = None
-    settings: Settings = field(default_factory=Settings)
-    stages: str = "real"
-    workers: int = 1
-    force: bool = False
-    console_level: str = "warning"
-    log_path: Path | None = None
-
-
-@dataclass(frozen=True)
-class Job:
-    """One unit of batch work: a validated request (as JSON), or a checkpoint to resume."""
-
-    source: str
-    request_json: str | None = None
-    resume_id: str | None = None
-
-
-class _AnyStop:
-    def __init__(self, *flags: StopFlag) -> None:
-        self._flags = flags
-
-    def is_set(self) -> bool:
-        return any(f.is_set() for f in self._flags)
-
-
-class ParentWatch:
-    """Set once the parent process is gone, so an orphaned worker stops at the next stage
-    boundary instead of holding request locks for a batch nobody is waiting for."""
-
-    def __init__(self, parent_pid: int) -> None:
-        self._parent = parent_pid
-
-    def is_set(self) -> bool:
-        return os.getppid() != self._parent
-
-
-class WorkerState:
-    """Runs jobs in one process; loads the catalog and the agents once, on first use."""
-
-    def __init__(self, opts: RunOptions, stop: StopFlag) -> None:
-        self.opts = opts
-        self.stop = stop
-        self.store = CheckpointStore(opts.state_dir, background=True)
-        self._factory: ToolboxFactory | None = None
-        self._agents: AgentSet | None = None
-
-    def _tools(self) -> tuple[ToolboxFactory, AgentSet]:
-        if self._factory is None or self._agents is None:
-            self._agents = load_agents(self.opts.stages)
-            self._factory = ToolboxFactory(
-                catalog_path=self.opts.catalog, backend=self.opts.backend, model=self.opts.model
-            )
-        return self._factory, self._agents
-
-    def _skippable(self, request: PlanRequest) -> dict[str, Any] | None:
-        """The checkpoint, read fast, if the request is done with its outputs present."""
-        raw = self.store.read_raw(request.request_id)
-        if (
-            raw is None
-            or raw.get("state") != "done"
-            or not outputs_present(self.opts.out_dir, request.request_id)
-            or raw.get("request") != request.model_dump(mode="json")
-        ):
-            return None
-        return raw
-
-    def process(self, job: Job) -> dict[str, Any]:
-        """Run one job; never raises for a request's own problems (they go in the line)."""
-        started = time.perf_counter()
-        bytes0, ms0, io0 = self.store.bytes_written, self.store.write_ms, self.store.io_ms
-        line: dict[str, Any] = {"id": job.resume_id, "source": job.source, "error": None}
-        ctx: WorkflowContext | None = None
-        try:
-            if job.resume_id is not None:
-                saved = self.store.load(job.resume_id)
-                if saved is None:
-                    raise CheckpointMissingError(job.resume_id, self.opts.state_dir)
-                request = saved.request
-            else:
-                request = PlanRequest.model_validate_json(job.request_json or "")
-            line["id"] = request.request_id
-            raw = self._skippable(request)
-            if raw is not None:
-                return {**line, **_raw_fields(raw), "status": "skipped", "ms": 0.0}
-            if self._factory is None:  # one-time setup is not any request's time
-                setup = time.perf_counter()
-                self._tools()
-                started += time.perf_counter() - setup
-            factory, agents = self._tools()
-            ctx = run_request(
-                request,
-                store=self.store,
-                toolbox_factory=factory,
-                settings=self.opts.settings,
-                force=self.opts.force,
-                agents=agents,
-                out_dir=self.opts.out_dir,
-                stop=self.stop,
-            )
-            line["status"] = "done" if ctx.state == "done" else "failed"
-            if ctx.state == "failed" and ctx.errors:
-                last = ctx.errors[-1]
-                line["error"] = f"{last.stage}: {last.type}: {last.message}"
-        except LockHeldError as exc:
-            line.update(status="locked", error=str(exc))
-        except RunInterrupted as exc:
-            line.update(status="interrupted", state=exc.state, error=str(exc))
-        except AdvisingError as exc:
-            line.update(status="failed", error=str(exc))
-        except Exception as exc:  # an engine bug must not sink the whole batch
-            log.exception("job.crashed", request_id=line["id"], source=job.source)
-            line.update(status="failed", error=f"{type(exc).__name__}: {exc}")
-        if ctx is not None:
-            line.update(
-                state=ctx.state,
-                outcome=ctx.outcome if ctx.state == "done" else None,
-                rounds=ctx.round,
-                llm_calls=len(ctx.ledger.calls),
-                tokens=ctx.ledger.tokens,
-                stage_ms=ctx.stage_ms(),
-            )
-        line.update(
-            ms=round((time.perf_counter() - started) * 1000, 3),
-            checkpoint_bytes=self.store.bytes_written - bytes0,
-            checkpoint_ms=self.store.write_ms - ms0,
-            checkpoint_io_ms=self.store.io_ms - io0,
-            rss_mb=peak_rss_mb(),
-        )
-        return line
-
-
-def peak_rss_mb() -> float:
-    """This process's peak resident memory. Linux's VmHWM, because getrusage's maxrss also
-    counts the parent's memory copied before ``exec`` (a subprocess of a big process)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def _raw_fields(raw: dict[str, Any]) -> dict[str, Any]:
-    ledger = raw.get("ledger") or {}
-    calls = ledger.get("calls") or []
-    return {
-        "state": raw.get("state"),
-        "outcome": raw.get("outcome"),
-        "rounds": raw.get("round"),
-        "llm_calls": len(calls),
-        "tokens": sum(c.get("input_tokens", 0) + c.get("output_tokens", 0) for c in calls),
-    }
-
-
-_WORKER: WorkerState | None = None
-
-
-def _die_with_parent() -> None:
-    """Ask Linux to SIGKILL this worker when the batch process dies, so a crashed batch
-    leaves no orphan blocked on its task queue. Safe: checkpoints are atomic."""
-    try:
-        import ctypes
-
-        pr_set_pdeathsig = 1
-        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
-    except (OSError, AttributeError):  # not Linux: ParentWatch still stops busy workers
-        pass
-
-
-def init_worker(opts: RunOptions, event: StopFlag, parent_pid: int) -> None:
-    """Pool initializer: logging, the stop flag and the worker's state.
-
-    Workers are born with SIGINT and SIGTERM blocked (the batch blocks them while it
-    starts workers, and the mask survives exec): a terminal's Ctrl-C reaches the whole
-    process group, but only the batch decides - it sets ``event`` on the first signal and
-    kills the workers on the second. Blocking also keeps native code (CP-SAT) from acting
-    on a Ctrl-C in the middle of a solve."""
-    from pipeline.logs import configure_logging
-
-    global _WORKER
-    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-    _die_with_parent()
-    if os.getppid() != parent_pid:  # the parent died before prctl took effect
-        os._exit(1)
-    configure_logging(opts.console_level, json_path=opts.log_path)
-    _WORKER = WorkerState(opts, _AnyStop(event, ParentWatch(parent_pid)))
-
-
-def run_job(job: Job) -> dict[str, Any]:
-    if _WORKER is None:  # pragma: no cover - only without init_worker
-        raise RuntimeError("run_job called in a process without init_worker")
-    return _WORKER.process(job)

@@ -14,7 +14,8 @@ import pytest
 
 from pipeline.batch import input_items, iter_input, percentile, run_batch
 from pipeline.errors import ExitCode, RequestInputError
-from pipeline.runner import GracefulStop, RunOptions
+from pipeline.jobs import RunOptions
+from pipeline.runner import GracefulStop
 from tests.fake_stages import Harness, request_dict
 
 FAKE_SPEC = "tests.fake_stages:FAKE"

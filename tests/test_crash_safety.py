@@ -27,7 +27,8 @@ from typing import Any
 import pytest
 
 from pipeline.batch import iter_input, run_batch
-from pipeline.runner import GracefulStop, RunOptions
+from pipeline.jobs import RunOptions
+from pipeline.runner import GracefulStop
 from pipeline.store import CheckpointStore
 from tests.fake_stages import read_side_log, request_dict, write_catalog
 
