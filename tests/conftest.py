@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from pipeline.logs import configure_logging
+from tests.fake_stages import Harness
 
 configure_logging("warning", stream=sys.stderr)
 
@@ -17,3 +19,11 @@ configure_logging("warning", stream=sys.stderr)
 def _reset_logging() -> Iterator[None]:
     configure_logging("warning", stream=sys.stderr)
     yield
+
+
+@pytest.fixture
+def h(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Harness:
+    """A state/out directory harness for the engine tests, with the fake stages' side log."""
+    harness = Harness(tmp_path)
+    monkeypatch.setenv("FAKE_STAGE_LOG", str(harness.side_log))
+    return harness

@@ -21,13 +21,6 @@ from tests.fake_stages import Harness, request_dict
 FAKE_SPEC = "tests.fake_stages:FAKE"
 
 
-@pytest.fixture
-def h(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Harness:
-    harness = Harness(tmp_path)
-    monkeypatch.setenv("FAKE_STAGE_LOG", str(harness.side_log))
-    return harness
-
-
 def _opts(h: Harness, **kw: Any) -> RunOptions:
     return RunOptions(
         state_dir=h.store.root, out_dir=h.out, catalog=str(h.catalog), stages=FAKE_SPEC, **kw

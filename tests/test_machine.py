@@ -4,7 +4,6 @@ typed errors for refused triggers, and build-time checks that name the bad state
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
@@ -26,13 +25,6 @@ from pipeline.machine import (
     stage_registry,
 )
 from tests.fake_stages import FAKE, Harness, make_request
-
-
-@pytest.fixture
-def h(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Harness:
-    harness = Harness(tmp_path)
-    monkeypatch.setenv("FAKE_STAGE_LOG", str(harness.side_log))
-    return harness
 
 
 def test_states_are_an_enum_in_fixed_order() -> None:

@@ -25,13 +25,6 @@ from pipeline.runner import GracefulStop, ToolboxFactory
 from tests.fake_stages import FAKE, Harness, make_request, write_catalog
 
 
-@pytest.fixture
-def h(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Harness:
-    harness = Harness(tmp_path)
-    monkeypatch.setenv("FAKE_STAGE_LOG", str(harness.side_log))
-    return harness
-
-
 class StopAfter:
     """A stop flag that turns on once ``stage`` has run (as a signal handler would)."""
 
