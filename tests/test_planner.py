@@ -246,6 +246,38 @@ def test_include_avoid_fixed_and_course_limit_are_kept() -> None:
     assert verify_plan(cat, student(["MAJ"]), ["MAJ"], c, result) == []
 
 
+def test_not_in_term_and_exclusive_pairs_keep_courses_apart() -> None:
+    cat = catalog(
+        [course(f"10-10{i}", 9, FS) for i in range(3)],
+        [program("MAJ", required("10-100", "10-101", "10-102"))],
+    )
+    free = plan(cat, student(["MAJ"]), ["MAJ"], PlanConstraints(max_units_per_term=27))
+    assert [(t.term, t.courses) for t in free.terms] == [
+        ("S2027", ["10-100", "10-101", "10-102"])
+    ]
+    c = PlanConstraints(
+        max_units_per_term=27,
+        not_in_term={"10-100": ["S2027"]},
+        exclusive_pairs={"S2027": [("10-101", "10-102")]},
+    )
+    kept = plan(cat, student(["MAJ"]), ["MAJ"], c)
+    assert [(t.term, t.courses) for t in kept.terms] == [
+        ("S2027", ["10-101"]),
+        ("F2027", ["10-100", "10-102"]),
+    ]
+    assert verify_plan(cat, student(["MAJ"]), ["MAJ"], c, kept) == []
+
+
+def test_min_units_planned_adds_free_electives() -> None:
+    cat = catalog(
+        [course("10-101", 9, FS), course("20-100", 9, FS)],
+        [program("MAJ", required("10-101"))],
+    )
+    result = plan(cat, student(["MAJ"]), ["MAJ"], PlanConstraints(min_units_planned=18))
+    assert [(t.term, t.courses) for t in result.terms] == [("S2027", ["10-101", "20-100"])]
+    assert result.requirement_of["20-100"] == ["free elective"]
+
+
 def test_sharing_limit_between_major_and_minor_adds_a_course() -> None:
     cat = catalog(
         [course("10-101", 9, FS), course("10-102", 9, FS), course("10-103", 9, FS)],
