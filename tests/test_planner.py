@@ -252,9 +252,7 @@ def test_not_in_term_and_exclusive_pairs_keep_courses_apart() -> None:
         [program("MAJ", required("10-100", "10-101", "10-102"))],
     )
     free = plan(cat, student(["MAJ"]), ["MAJ"], PlanConstraints(max_units_per_term=27))
-    assert [(t.term, t.courses) for t in free.terms] == [
-        ("S2027", ["10-100", "10-101", "10-102"])
-    ]
+    assert [(t.term, t.courses) for t in free.terms] == [("S2027", ["10-100", "10-101", "10-102"])]
     c = PlanConstraints(
         max_units_per_term=27,
         not_in_term={"10-100": ["S2027"]},
