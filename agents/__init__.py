@@ -1,1 +1,3 @@
-"""Stage agents of the advising-plan pipeline and the tools they share (``agents.tools``)."""
+"""Stage agents of the advising-plan pipeline (one module each) over the domain core in
+sub-packages: ``catalog``, ``audit``, ``planner``, ``verifier``, ``policy``,
+``retrieval`` and ``llm``."""

@@ -14,7 +14,7 @@ A schedule with nothing to check (policy question, progress check) or no plan (t
 proved infeasibility) gets ``not_needed`` with the reason; the eligibility rules are still
 checked, since an ineligible what-if minor is worth saying whatever the plan.
 
-Rule checks live in ``agents.policy``; this module adds the risks no rule states
+Rule checks live in ``agents.policy.checks``; this module adds the risks no rule states
 (consent, alternate-year offerings, a missed target, next-term clashes, verifier defects)
 and writes the verdict in plain words (template; ``explanation_source`` says so).
 """
@@ -35,12 +35,12 @@ from agents.artifacts import (
     Schedule,
     Violation,
 )
-from agents.policy import Cite, PlanCheck, check_plan
-from agents.policy_rules import join, label, num
+from agents.catalog.model import CourseRequirement, RequirementNode
+from agents.catalog.prereq import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode
+from agents.catalog.terms import Term
+from agents.policy.checks import Cite, PlanCheck, check_plan
+from agents.policy.rules import join, label, num
 from agents.toolbox import Toolbox
-from agents.tools.catalog import CourseRequirement, RequirementNode
-from agents.tools.prereq import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode
-from agents.tools.terms import Term
 
 log = structlog.get_logger(__name__)
 

@@ -12,7 +12,7 @@ Hierarchy::
      ├── UnknownProgramError       a program code that is not in the catalog
      ├── UnknownReferenceError     a rule, document or section id that is not in the catalog
      ├── PlanningError             the planner was given inputs it cannot work with
-     └── LLMError                  an LLM backend failed (see agents.tools.llm)
+     └── LLMError                  an LLM backend failed (see agents.llm.boundary)
           ├── LLMConfigError       missing key or bad model settings; says how to fix
           └── LLMReplyError        a reply that is malformed or breaks the schema
 

@@ -22,18 +22,18 @@ from agents.artifacts import (
     StudentProfile,
     TimePreferences,
 )
+from agents.catalog.model import Catalog
+from agents.catalog.student import StudentRecord, check_student_against_catalog
+from agents.catalog.terms import Term
 from agents.errors import TermError
-from agents.toolbox import Toolbox
-from agents.tools.catalog import Catalog
-from agents.tools.llm import IntakeExtraction
-from agents.tools.student import StudentRecord, check_student_against_catalog
-from agents.tools.terms import Term
-from agents.tools.textparse import (
+from agents.llm.boundary import IntakeExtraction
+from agents.llm.textparse import (
     is_relative_target,
     parse_request_text,
     resolve_target_phrase,
     unresolved_field,
 )
+from agents.toolbox import Toolbox
 
 log = structlog.get_logger(__name__)
 

@@ -13,9 +13,9 @@ import re
 import structlog
 
 from agents.artifacts import IntakeResult, ProposedCourse, RequirementsProposal
+from agents.audit.core import AuditReport, RequirementAudit, audit
+from agents.planner.plan import PlanConstraints, plan
 from agents.toolbox import Toolbox
-from agents.tools.audit import AuditReport, RequirementAudit, audit
-from agents.tools.planner import PlanConstraints, plan
 
 log = structlog.get_logger(__name__)
 

@@ -21,17 +21,17 @@ from agents.artifacts import (
     ScheduledTerm,
     SectionPick,
 )
-from agents.toolbox import Toolbox
-from agents.tools.planner import PlanConstraints, PlanResult, plan
-from agents.tools.sections import (
+from agents.catalog.terms import Term
+from agents.planner.plan import PlanConstraints, PlanResult, plan
+from agents.planner.sections import (
     SectionChoice,
     always_clashing,
     describe,
     never_free,
     select_sections,
 )
-from agents.tools.terms import Term
-from agents.tools.verifier import verify_plan
+from agents.toolbox import Toolbox
+from agents.verifier.verify import verify_plan
 
 log = structlog.get_logger(__name__)
 

@@ -28,10 +28,10 @@ from agents.artifacts import (
     Schedule,
     StudentProfile,
 )
-from agents.policy_rules import applicable_rules
+from agents.catalog.model import Catalog, PolicyRule
+from agents.catalog.terms import Term
+from agents.policy.rules import applicable_rules
 from agents.toolbox import Toolbox
-from agents.tools.catalog import Catalog, PolicyRule
-from agents.tools.terms import Term
 
 log = structlog.get_logger(__name__)
 

@@ -19,9 +19,9 @@ from _shared import ROOT, load_request  # noqa: F401 - sets up sys.path first
 
 from agents import critique, intake, requirements, scheduling
 from agents.artifacts import Critique, Schedule
+from agents.catalog.loader import load_catalog
 from agents.negotiation import proposal_line
 from agents.toolbox import Toolbox
-from agents.tools.catalog_io import load_catalog
 from pipeline.logs import configure_logging
 
 DEFAULT_ID = "overload-low-gpa"

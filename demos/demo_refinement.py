@@ -17,9 +17,9 @@ import sys
 from _shared import ROOT, load_request  # noqa: F401 - sets up sys.path first
 
 from agents import critique, intake, refinement, requirements, scheduling
+from agents.catalog.loader import load_catalog
 from agents.negotiation import after_refinement, proposal_line
 from agents.toolbox import Toolbox
-from agents.tools.catalog_io import load_catalog
 from pipeline.logs import configure_logging
 
 DEFAULT_ID = "overload-low-gpa"

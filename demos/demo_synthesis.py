@@ -28,9 +28,9 @@ from agents import (
     synthesis,
 )
 from agents.artifacts import NegotiationRound, PlanRequest, Recommendation
+from agents.catalog.loader import load_catalog
 from agents.render import to_html, to_json, to_markdown
 from agents.toolbox import Toolbox
-from agents.tools.catalog_io import load_catalog
 from pipeline.logs import configure_logging
 
 DEFAULT_ID = "overload-low-gpa"

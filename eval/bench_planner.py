@@ -34,7 +34,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from agents.tools.catalog import (
+from agents.catalog.loader import load_catalog
+from agents.catalog.model import (
     AllOfRequirement,
     Catalog,
     CourseRequirement,
@@ -42,9 +43,7 @@ from agents.tools.catalog import (
     NOfRequirement,
     RequirementNode,
 )
-from agents.tools.catalog_io import load_catalog
-from agents.tools.planner import PlanConstraints, PlannedTerm, PlanResult, plan
-from agents.tools.prereq import (
+from agents.catalog.prereq import (
     AllOf,
     AnyOf,
     CourseCond,
@@ -53,9 +52,10 @@ from agents.tools.prereq import (
     StandingCond,
     UnitsCond,
 )
-from agents.tools.student import StudentRecord, load_student
-from agents.tools.terms import Term
-from agents.tools.verifier import verify_plan
+from agents.catalog.student import StudentRecord, load_student
+from agents.catalog.terms import Term
+from agents.planner.plan import PlanConstraints, PlannedTerm, PlanResult, plan
+from agents.verifier.verify import verify_plan
 
 REPO = Path(__file__).resolve().parents[1]
 STUDENTS = REPO / "demos" / "students"

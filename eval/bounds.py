@@ -14,11 +14,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from agents.tools.catalog import Catalog, RequirementNode
-from agents.tools.planner import PlanConstraints
-from agents.tools.prereq import AllOf, AnyOf, CourseCond, PrereqNode
-from agents.tools.student import StudentRecord
-from agents.tools.terms import Term
+from agents.catalog.model import Catalog, RequirementNode
+from agents.catalog.prereq import AllOf, AnyOf, CourseCond, PrereqNode
+from agents.catalog.student import StudentRecord
+from agents.catalog.terms import Term
+from agents.planner.plan import PlanConstraints
 
 
 def lower_bound(

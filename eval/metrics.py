@@ -6,7 +6,7 @@ Per scenario (``evaluate``):
 - violations: the rule ids every round's critique reported against the labeled set; an
   expected *hard* violation that no round reported is a miss that fails the suite;
 - validity: the final plan re-checked by the independent verifier
-  (``agents.tools.verifier.verify_plan``) under the final constraint set rebuilt with
+  (``agents.verifier.verify.verify_plan``) under the final constraint set rebuilt with
   ``agents.scheduling.to_plan_constraints``, with the next-term sections whenever the
   pipeline says they are clash-free;
 - optimality: the planner re-run on the final constraints (its proven optimum), and the
@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.artifacts import CitationRef, IntakeResult, RequirementsProposal, Schedule
+from agents.catalog.model import Catalog
+from agents.planner.plan import PlannedTerm, plan
 from agents.scheduling import to_plan_constraints
 from agents.toolbox import Toolbox
-from agents.tools.catalog import Catalog
-from agents.tools.planner import PlannedTerm, plan
-from agents.tools.verifier import verify_plan
+from agents.verifier.verify import verify_plan
 from eval.bounds import enrolled_terms_between, lower_bound
 
 if TYPE_CHECKING:

@@ -28,9 +28,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.artifacts import Outcome, PlanRequest
 from agents.errors import AdvisingError
+from agents.llm.boundary import LLMLedger
 from agents.render import to_html, to_json, to_markdown
 from agents.toolbox import Settings, Toolbox
-from agents.tools.llm import LLMLedger
 from eval.metrics import ScenarioResult, evaluate, summarize
 from pipeline.batch import InputItem, Invalid, RequestValidator
 from pipeline.context import WorkflowContext

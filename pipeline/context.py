@@ -26,7 +26,7 @@ from agents.artifacts import (
     RequirementsProposal,
     Schedule,
 )
-from agents.tools.llm import LLMLedger
+from agents.llm.boundary import LLMLedger
 
 SCHEMA_VERSION: Final = 1
 

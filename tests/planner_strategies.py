@@ -13,9 +13,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from agents.tools.catalog import Catalog
-from agents.tools.planner import PlanConstraints
-from agents.tools.student import StudentRecord
+from agents.catalog.model import Catalog
+from agents.catalog.student import StudentRecord
+from agents.planner.plan import PlanConstraints
 
 SEASONS = (["fall"], ["spring"], ["fall", "spring"], ["fall", "spring"])
 GRADES = ("A", "B", "C", "D", "F")
@@ -393,6 +393,6 @@ def realistic_student(cat: Catalog, major: str, done_terms: int, seed: int = 0) 
 
 
 def _courses(node: Any) -> list[str]:
-    from agents.tools.prereq import courses_in
+    from agents.catalog.prereq import courses_in
 
     return courses_in(node)

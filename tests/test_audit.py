@@ -18,12 +18,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents.audit.core import SCHEMA_FILE, audit, audit_schema, unmet
+from agents.audit.render import render_audit
+from agents.catalog.loader import load_catalog, reference_problems
+from agents.catalog.model import Catalog
+from agents.catalog.student import StudentRecord, load_student
 from agents.errors import TermError, UnknownProgramError
-from agents.tools.audit import SCHEMA_FILE, audit, audit_schema, unmet
-from agents.tools.audit_render import render_audit
-from agents.tools.catalog import Catalog
-from agents.tools.catalog_io import load_catalog, reference_problems
-from agents.tools.student import StudentRecord, load_student
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -825,7 +825,7 @@ def test_published_schema_file_matches_the_models() -> None:
     text = SCHEMA_PATH.read_text(encoding="utf-8")
     assert json.loads(text) == audit_schema(), (
         "agents/schemas/audit.schema.json is stale; regenerate it with "
-        "agents.tools.audit.write_audit_schema(Path('agents/schemas'))"
+        "agents.audit.core.write_audit_schema(Path('agents/schemas'))"
     )
     assert text == json.dumps(audit_schema(), indent=2, sort_keys=True) + "\n"
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from agents.artifacts import Recommendation
+from agents.catalog.loader import load_catalog
 from agents.render import to_html
-from agents.tools.catalog_io import load_catalog
 from eval.suite import SuiteRunner, load_scenarios
 
 SCENARIO = "accel-low-gpa"  # GPA 2.6 asks for 3.5 years: rejected, revised, approved

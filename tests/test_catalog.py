@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from agents.catalog.loader import catalog_schema, load_catalog, parse_catalog
 from agents.errors import CatalogError, CatalogReferenceError, CatalogSchemaError
-from agents.tools.catalog_io import catalog_schema, load_catalog, parse_catalog
 from pipeline.cli import main
 from tests.catalog_base import base_catalog
 

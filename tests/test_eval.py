@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from agents.artifacts import CitationRef
-from agents.tools.catalog_io import load_catalog
-from agents.tools.planner import PlanConstraints
-from agents.tools.student import load_student
-from agents.tools.terms import Term
+from agents.catalog.loader import load_catalog
+from agents.catalog.student import load_student
+from agents.catalog.terms import Term
+from agents.planner.plan import PlanConstraints
 from eval import bench
 from eval.__main__ import main
 from eval.bounds import lower_bound

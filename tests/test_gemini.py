@@ -15,13 +15,10 @@ import pytest
 import structlog
 
 from agents.artifacts import Recommendation, ScheduledCourse, ScheduledTerm
+from agents.catalog.loader import load_catalog
+from agents.catalog.model import Catalog
 from agents.errors import LLMConfigError
-from agents.tools.catalog import Catalog
-from agents.tools.catalog_io import load_catalog
-from agents.tools.gemini import DEFAULT_MODEL, GeminiBackend, RetryPolicy
-from agents.tools.gemini_prompts import INTAKE_SYSTEM, LETTER_SYSTEM, response_schema
-from agents.tools.letters import template_letter
-from agents.tools.llm import (
+from agents.llm.boundary import (
     IntakeExtraction,
     LLMCall,
     LLMLedger,
@@ -29,7 +26,10 @@ from agents.tools.llm import (
     OfflineBackend,
     make_backend,
 )
-from agents.tools.redact import redact, redact_processor, redact_text, register_secret
+from agents.llm.gemini import DEFAULT_MODEL, GeminiBackend, RetryPolicy
+from agents.llm.letters import template_letter
+from agents.llm.prompts import INTAKE_SYSTEM, LETTER_SYSTEM, response_schema
+from agents.llm.redact import redact, redact_processor, redact_text, register_secret
 from tests.fake_gemini import FakeGemini, Reply, error_reply, json_reply, text_reply
 
 KEY = "AIzaFAKEtestKEY0123456789abcdefghijklmn"  # key-shaped, so pattern masking is exercised

@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 
 from agents.artifacts import IntakeResult, PlanRequest, Recommendation
+from agents.catalog.loader import load_catalog
+from agents.catalog.student import load_student
+from agents.llm.boundary import LLMLedger, OfflineBackend
+from agents.llm.gemini import GeminiBackend, RetryPolicy
 from agents.toolbox import Settings
-from agents.tools.catalog_io import load_catalog
-from agents.tools.gemini import GeminiBackend, RetryPolicy
-from agents.tools.llm import LLMLedger, OfflineBackend
-from agents.tools.student import load_student
 from pipeline.errors import RunInterrupted
 from pipeline.logs import configure_logging
 from pipeline.machine import AgentSet

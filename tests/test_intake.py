@@ -18,12 +18,12 @@ from agents.artifacts import (
     StudentProfile,
     TimePreferences,
 )
+from agents.catalog.loader import load_catalog
+from agents.catalog.model import Catalog
+from agents.catalog.student import StudentRecord
 from agents.intake import profile_of, run
+from agents.llm.boundary import IntakeExtraction, LLMLedger, LLMResult, Source
 from agents.toolbox import Toolbox
-from agents.tools.catalog import Catalog
-from agents.tools.catalog_io import load_catalog
-from agents.tools.llm import IntakeExtraction, LLMLedger, LLMResult, Source
-from agents.tools.student import StudentRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 CAT: Catalog = load_catalog()

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
+from agents.catalog.prereq import AllOf, AnyOf, CourseCond, PrereqNode, UnitsCond
+from agents.catalog.terms import Term
 from agents.errors import PlanningError, UnknownProgramError
-from agents.tools.planner import PlanConstraints, PlannedTerm, PlanResult, plan
-from agents.tools.prereq import AllOf, AnyOf, CourseCond, PrereqNode, UnitsCond
-from agents.tools.terms import Term
-from agents.tools.verifier import verify_plan
+from agents.planner.plan import PlanConstraints, PlannedTerm, PlanResult, plan
+from agents.verifier.verify import verify_plan
 from tests.planner_strategies import (
     Instance,
     catalog,
@@ -547,7 +547,7 @@ def test_every_returned_plan_passes_the_verifier(inst: Instance) -> None:
 _RUN = """
 import json, sys
 from tests.planner_strategies import realistic_catalog, realistic_student
-from agents.tools.planner import PlanConstraints, plan
+from agents.planner.plan import PlanConstraints, plan
 cat = realistic_catalog(1)
 record = realistic_student(cat, "ECON-BA", 1, 1)
 result = plan(cat, record, ["ECON-BA", "PHIL-MIN"], PlanConstraints())

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from agents import policy, policy_rules
 from agents.artifacts import (
     CitationRef,
     ConstraintSet,
@@ -25,13 +24,15 @@ from agents.artifacts import (
     StudentProfile,
     Violation,
 )
-from agents.policy import Findings, PlanCheck, check_plan
-from agents.policy_rules import applicable_rules, load_limit, standings_by_term
+from agents.catalog.loader import load_catalog
+from agents.catalog.model import PolicyRule, RuleCondition, SharingLimit
+from agents.catalog.student import CourseAttempt, StudentRecord
+from agents.catalog.terms import Term
+from agents.policy import checks as policy
+from agents.policy import rules as policy_rules
+from agents.policy.checks import Findings, PlanCheck, check_plan
+from agents.policy.rules import applicable_rules, load_limit, standings_by_term
 from agents.toolbox import Toolbox
-from agents.tools.catalog import PolicyRule, RuleCondition, SharingLimit
-from agents.tools.catalog_io import load_catalog
-from agents.tools.student import CourseAttempt, StudentRecord
-from agents.tools.terms import Term
 
 CATALOG = load_catalog()
 

@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.errors import PrereqSyntaxError
-from agents.tools.prereq import (
+from agents.catalog.prereq import (
     AllOf,
     AnyOf,
     ConsentCond,
@@ -19,6 +18,7 @@ from agents.tools.prereq import (
     format_prereq,
     parse_prereq,
 )
+from agents.errors import PrereqSyntaxError
 
 
 def test_parse_issue_example() -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from agents.artifacts import PlanRequest
+from agents.catalog.loader import load_catalog
+from agents.catalog.student import check_student_against_catalog, load_student
 from agents.intake import run
 from agents.toolbox import Toolbox
-from agents.tools.catalog_io import load_catalog
-from agents.tools.student import check_student_against_catalog, load_student
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUESTS = ROOT / "demos" / "requests.jsonl"

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from agents.artifacts import CitationRef
+from agents.catalog.loader import load_catalog, parse_catalog
+from agents.catalog.model import Catalog
 from agents.errors import UnknownReferenceError
-from agents.tools import retrieval
-from agents.tools.catalog import Catalog
-from agents.tools.catalog_io import load_catalog, parse_catalog
-from agents.tools.retrieval import Hit, Retriever, default_index_dir, index_fingerprint
+from agents.retrieval import index as retrieval
+from agents.retrieval.index import Hit, Retriever, default_index_dir, index_fingerprint
 from tests.catalog_base import base_catalog
 
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from agents.artifacts import Schedule
+from agents.llm.boundary import LLMCall
 from agents.toolbox import Settings
-from agents.tools.llm import LLMCall
 from pipeline.errors import (
     FingerprintMismatchError,
     LockHeldError,

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.tools.catalog import Catalog, Meeting
-from agents.tools.catalog_io import load_catalog, reference_problems
-from agents.tools.prereq import (
+from agents.catalog.loader import load_catalog, reference_problems
+from agents.catalog.model import Catalog, Meeting
+from agents.catalog.prereq import (
     AllOf,
     AnyOf,
     ConsentCond,
@@ -25,8 +25,8 @@ from agents.tools.prereq import (
     UnitsCond,
     courses_in,
 )
-from agents.tools.student import StudentRecord, check_student_against_catalog, load_student
-from agents.tools.terms import Term
+from agents.catalog.student import StudentRecord, check_student_against_catalog, load_student
+from agents.catalog.terms import Term
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG_PATH = ROOT / "agents" / "data" / "catalog.json"

@@ -29,12 +29,12 @@ from agents.artifacts import (
     StudentProfile,
     Violation,
 )
+from agents.audit.core import AuditReport, ProgramAudit, RequirementAudit
+from agents.catalog.loader import load_catalog, parse_catalog
+from agents.catalog.model import Catalog
+from agents.llm.boundary import LLMLedger, LLMResult
+from agents.llm.letters import check_letter
 from agents.toolbox import Toolbox
-from agents.tools.audit import AuditReport, ProgramAudit, RequirementAudit
-from agents.tools.catalog import Catalog
-from agents.tools.catalog_io import load_catalog, parse_catalog
-from agents.tools.letters import check_letter
-from agents.tools.llm import LLMLedger, LLMResult
 
 # --------------------------------------------------------------------------- fixture
 
@@ -680,7 +680,7 @@ def test_policy_question_on_the_sample_catalog_quotes_the_course_load_sections(
     tmp_path: Path,
 ) -> None:
     pytest.importorskip(
-        "agents.tools.retrieval", reason="SKIP until agents/tools/retrieval.py lands"
+        "agents.retrieval.index", reason="SKIP until agents/retrieval/index.py lands"
     )
     sample = load_catalog()
     tools = Toolbox(catalog=sample, index_dir=tmp_path)

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.tools.catalog import Catalog
-from agents.tools.catalog_io import load_catalog
-from agents.tools.llm import IntakeExtraction, LLMLedger, OfflineBackend
-from agents.tools.textparse import (
+from agents.catalog.loader import load_catalog
+from agents.catalog.model import Catalog
+from agents.llm.boundary import IntakeExtraction, LLMLedger, OfflineBackend
+from agents.llm.textparse import (
     is_relative_target,
     parse_request_text,
     resolve_target_phrase,

@@ -7,9 +7,9 @@ import subprocess
 import sys
 from typing import Any
 
-from agents.tools.planner import PlanConstraints, PlannedTerm, PlanResult, plan
-from agents.tools.sections import select_sections
-from agents.tools.verifier import Defect, verify_plan
+from agents.planner.plan import PlanConstraints, PlannedTerm, PlanResult, plan
+from agents.planner.sections import select_sections
+from agents.verifier.verify import Defect, verify_plan
 from tests.planner_strategies import catalog, course, program, student
 
 FS = ["fall", "spring"]
@@ -202,7 +202,7 @@ def test_meeting_on_a_day_to_keep_free_is_a_defect() -> None:
 
 def test_verifier_imports_neither_planner_nor_solver() -> None:
     code = (
-        "import sys, agents.tools.verifier; "
+        "import sys, agents.verifier.verify; "
         "bad = [m for m in sys.modules if 'ortools' in m or 'planner' in m]; "
         "print(bad); sys.exit(1 if bad else 0)"
     )

@@ -1,0 +1,508 @@
+"""Course allocation for the degree audit: which of a student's courses count toward which
+requirement leaf of each program. ``audit_search`` finds the allocation, ``audit_build``
+explains it; this module holds the course pool, the rules and the allocation state.
+
+A *key* is one countable credit: a course code, or ``code@term`` for each passing attempt of
+a repeatable course. Its *options* are the ways it can count, best first: the best passing
+completed attempt (transfer/AP/exam credit included), the attempt in progress, the planned
+enrollment. A *leaf* is a course or course-set requirement. An allocation gives each leaf a
+set of keys, and obeys:
+
+- within a program a key counts toward at most one leaf, through its first option allowed in
+  the stage whose grade meets the leaf's minimum (a pass/fail grade never meets a minimum;
+  in-progress and planned courses are assumed to meet it);
+- a key counted in two programs uses one shared slot of the pair's tightest sharing limit;
+- a course leaf is met by one key; a course set by its course count and units, and by the GPA
+  over the courses it counts; an all_of by all children, an n_of by ``n`` children.
+
+What is met is a lexicographic maximum, found exactly. Target nodes are tried in a fixed order
+and each is kept when some allocation meets every target kept so far plus the new one:
+
+1. every program's root at once, so a complete allocation is found whenever one exists;
+2. the nodes met at the end of the previous stage (below): all at once when step 1 failed
+   (they fit together: they did with fewer courses), otherwise one by one in program and tree
+   order;
+3. program by program (majors first, then minors and concentrations, each in the order given):
+   the root, then every node in tree pre-order, skipping the subtree of a kept node.
+
+So no allocation meets every met node plus any other node left open: an unmet requirement
+cannot be met without giving up a met one that comes earlier in the order (a major's before a
+minor's). Children of a met n_of beyond the ``n`` it needs get no courses ("not needed").
+
+Stages: completed courses only, then with in-progress courses, then with planned ones (a stage
+with nothing new is skipped). Step 2 carries each stage's met nodes into the next, so a node
+met by completed courses stays met when in-progress and planned courses are added - unless
+step 1 completes every program, when an n_of child the complete allocation does not need may
+be swapped for another. ``met_by_completed`` is "met after the first stage and at the end".
+
+Partial credit: once the met set is fixed, each open leaf takes what is left, greedily
+(``rank``); that never meets anything new, or the maximum would have kept it.
+
+Limits: sharing limits only apply between the programs audited together; anti-requisites are
+not checked here (the verifier does); a search that runs out of steps counts its target as
+not met, and the audit says so in a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any, Literal
+
+from agents.catalog.model import (
+    AllOfRequirement,
+    Catalog,
+    Course,
+    CourseRequirement,
+    CourseSetRequirement,
+    NOfRequirement,
+    Program,
+    RequirementNode,
+    SharingLimit,
+)
+from agents.catalog.student import AttemptSource, CourseAttempt, StudentRecord
+from agents.catalog.terms import Term
+
+CountedStatus = Literal["completed", "in_progress", "planned"]
+Leaf = CourseRequirement | CourseSetRequirement
+Target = tuple[str, int]  # (program code, node index in the flattened tree)
+
+EPS = 1e-9
+_RANK: dict[str, int] = {"completed": 0, "in_progress": 1, "planned": 2}
+STAGES: tuple[frozenset[str], ...] = (
+    frozenset({"completed"}),
+    frozenset({"completed", "in_progress"}),
+    frozenset({"completed", "in_progress", "planned"}),
+)
+
+
+def pair(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a < b else (b, a)
+
+
+def sharing_limit(a: Program, b: Program) -> SharingLimit | None:
+    """The tightest sharing limit between two programs, from either side; None if unlimited."""
+
+    def applies(lim: SharingLimit, other: Program) -> bool:
+        return (lim.with_program is None or lim.with_program == other.code) and (
+            lim.with_kind is None or lim.with_kind == other.kind
+        )
+
+    found = [lim for lim in a.sharing if applies(lim, b)]
+    found += [lim for lim in b.sharing if applies(lim, a)]
+    return min(found, key=lambda lim: lim.max_courses) if found else None
+
+
+# --------------------------------------------------------------------------- the pool
+
+
+@dataclass(frozen=True)
+class Option:
+    """One way a course can count: an attempt or a planned enrollment."""
+
+    key: str  # allocation identity: the course code, or code@term for repeatable courses
+    course: str
+    term: str
+    grade: str | None
+    units: float
+    status: CountedStatus
+    source: AttemptSource
+    pass_fail: bool
+    note: str
+
+
+def _note(counted: CourseAttempt | None, attempts: list[CourseAttempt]) -> str:
+    """'best attempt; also R in F2025' when other attempts of the course exist."""
+    others = [a for a in attempts if a is not counted]
+    if not others:
+        return ""
+    head = "best attempt" if counted is not None and counted.status == "completed" else "retake"
+    parts = [f"{a.grade or 'in progress'} in {a.term}" for a in others]
+    return f"{head}; also {', '.join(parts)}"
+
+
+def _passed(catalog: Catalog, attempt: CourseAttempt) -> bool:
+    return attempt.grade is not None and catalog.grade_meets(attempt.grade, None)
+
+
+def _planned(key: str, course: Course, term: str, note: str) -> Option:
+    return Option(key, course.code, term, None, course.units, "planned", "institution", False, note)
+
+
+def build_pool(
+    catalog: Catalog, student: StudentRecord, planned: Mapping[str, str]
+) -> dict[str, list[Option]]:
+    """Options per allocation key, best first (completed, then in progress, then planned)."""
+    pool: dict[str, list[Option]] = {}
+    for code in sorted({a.course for a in student.courses} | set(planned)):
+        course = catalog.course_by_code.get(code)
+        if course is None:
+            continue  # reported as a warning by the caller
+        attempts = sorted(student.attempts_of(code), key=lambda a: Term.parse(a.term).index)
+
+        def taken(key: str, a: CourseAttempt, note: str) -> Option:
+            units = student.units_of(a, catalog)
+            return Option(
+                key, a.course, a.term, a.grade, units, a.status, a.source, a.pass_fail, note
+            )
+
+        plan_term = planned.get(code)
+        if course.repeatable:  # every passing attempt is its own credit
+            for a in attempts:
+                if a.status == "in_progress" or _passed(catalog, a):
+                    pool.setdefault(f"{code}@{a.term}", []).append(taken(f"{code}@{a.term}", a, ""))
+            if plan_term is not None:
+                key = f"{code}@{plan_term}" + ("#plan" if f"{code}@{plan_term}" in pool else "")
+                pool[key] = [_planned(key, course, plan_term, "")]
+            continue
+        opts: list[Option] = []
+        best = student.best_attempt(code, catalog)
+        if (
+            best is not None
+            and best.status == "completed"
+            and catalog.grade_meets(best.grade, None)
+        ):
+            opts.append(taken(code, best, _note(best, attempts)))
+        current = [a for a in attempts if a.status == "in_progress"]
+        if current:
+            opts.append(taken(code, current[-1], _note(current[-1], attempts)))
+        if plan_term is not None:
+            opts.append(_planned(code, course, plan_term, _note(None, attempts)))
+        if opts:
+            pool[code] = opts
+    return pool
+
+
+# --------------------------------------------------------------------------- program state
+
+
+@dataclass(frozen=True)
+class FlatNode:
+    idx: int
+    req: RequirementNode
+    parent: int | None
+    children: tuple[int, ...]
+
+
+def flatten(root: RequirementNode) -> list[FlatNode]:
+    """The tree in pre-order; a node's index is its position."""
+    out: list[FlatNode] = []
+
+    def visit(node: RequirementNode, parent: int | None) -> int:
+        idx = len(out)
+        out.append(FlatNode(idx, node, parent, ()))
+        kids: list[int] = []
+        if isinstance(node, AllOfRequirement | NOfRequirement):
+            kids = [visit(c, idx) for c in node.children]
+        out[idx] = FlatNode(idx, node, parent, tuple(kids))
+        return idx
+
+    visit(root, None)
+    return out
+
+
+def required_count(req: CourseSetRequirement) -> int | None:
+    if req.min_courses is not None:
+        return req.min_courses
+    if req.min_units is None:  # the loader rejects this; count it as "all listed, or one"
+        return len(req.courses) or 1
+    return None
+
+
+@dataclass
+class ProgramAlloc:
+    """One program's allocation."""
+
+    program: Program
+    nodes: list[FlatNode]
+    cands: dict[int, list[str]]  # leaf -> matching pool keys, sorted
+    demand: dict[str, int]  # key -> leaves of this program it matches
+    order: list[int]  # leaves, most specific first: course leaves, then sets by fewest keys
+    taken: dict[int, list[Option]] = field(default_factory=dict)
+    used: dict[str, int] = field(default_factory=dict)  # key -> leaf
+    blocked: dict[int, dict[str, str]] = field(default_factory=dict)  # leaf -> key -> program
+
+
+class Allocator:
+    """The allocation of the pool to the programs and its rules (see the module docstring):
+    ``audit_search.allocate`` fills it in, the report builder reads it."""
+
+    def __init__(self, catalog: Catalog, pool: dict[str, list[Option]], programs: list[Program]):
+        self.catalog = catalog
+        self.pool = pool
+        self.programs = {p.code: p for p in programs}
+        order = [p for p in programs if p.kind == "major"]
+        order += [p for p in programs if p.kind != "major"]
+        self.allocs = {p.code: self._prepare(p) for p in order}
+        self.limits: dict[tuple[str, str], int] = {}
+        for i, p in enumerate(programs):
+            for q in programs[i + 1 :]:
+                lim = sharing_limit(p, q)
+                if lim is not None:
+                    self.limits[pair(p.code, q.code)] = lim.max_courses
+        self.used_by: dict[str, list[str]] = {}  # key -> programs counting it
+        self.pair_shared: dict[tuple[str, str], list[str]] = {}  # program pair -> shared keys
+        self.allowed = STAGES[-1]
+        self.gave_up = False
+        # Filled in by ``audit_search.allocate``, which runs the stages.
+        self.met_by_completed: dict[str, set[int]] = {}
+
+    # ---- matching and qualification
+
+    def matches(self, req: Leaf, code: str) -> bool:
+        if isinstance(req, CourseRequirement):
+            return req.course == code
+        course = self.catalog.course_by_code.get(code)
+        return course is not None and req.matches(course)
+
+    def disqualified(self, opt: Option, min_grade: str | None) -> str | None:
+        """Why ``opt`` cannot count toward a leaf with ``min_grade``; None if it can."""
+        if opt.status != "completed" or min_grade is None:
+            return None
+        if opt.pass_fail or opt.grade == "P":
+            return (
+                f"{opt.course} was taken pass/fail ({opt.grade}), which does not count toward "
+                f"a minimum grade of {min_grade}"
+            )
+        if not self.catalog.grade_meets(opt.grade, min_grade):
+            return f"{opt.course} earned {opt.grade}, below the minimum {min_grade}"
+        return None
+
+    def qualifying(self, key: str, req: Leaf) -> Option | None:
+        """The first option of ``key`` allowed in this stage that can count toward ``req``."""
+        return next(
+            (
+                o
+                for o in self.pool[key]
+                if o.status in self.allowed and self.disqualified(o, req.min_grade) is None
+            ),
+            None,
+        )
+
+    def points(self, opt: Option) -> float:
+        g = self.catalog.grade_by_symbol.get(opt.grade or "")
+        return g.points if g is not None and opt.status == "completed" else 0.0
+
+    def in_gpa(self, opt: Option) -> bool:
+        g = self.catalog.grade_by_symbol.get(opt.grade or "")
+        return (
+            opt.status == "completed"
+            and opt.source == "institution"
+            and not opt.pass_fail
+            and g is not None
+            and g.in_gpa
+        )
+
+    # ---- leaf and node state
+
+    def counts_ok(self, req: Leaf, taken: Sequence[Option]) -> bool:
+        if isinstance(req, CourseRequirement):
+            return bool(taken)
+        need = required_count(req)
+        if need is not None and len(taken) < need:
+            return False
+        return req.min_units is None or sum(o.units for o in taken) >= req.min_units - EPS
+
+    def set_gpa(self, taken: Iterable[Option]) -> float | None:
+        pts = units = 0.0
+        for o in taken:
+            if self.in_gpa(o):
+                pts += self.catalog.grade_by_symbol[o.grade or ""].points * o.units
+                units += o.units
+        return round(pts / units, 2) if units else None
+
+    def satisfies(self, req: Leaf, taken: Sequence[Option]) -> bool:
+        if not self.counts_ok(req, taken):
+            return False
+        if isinstance(req, CourseSetRequirement) and req.min_gpa is not None:
+            gpa = self.set_gpa(taken)
+            return gpa is None or gpa >= req.min_gpa - EPS
+        return True
+
+    def leaf_met(self, a: ProgramAlloc, idx: int) -> bool:
+        req = a.nodes[idx].req
+        assert isinstance(req, CourseRequirement | CourseSetRequirement)
+        return self.satisfies(req, a.taken.get(idx, []))
+
+    def node_met(self, a: ProgramAlloc, idx: int) -> bool:
+        node = a.nodes[idx]
+        if isinstance(node.req, AllOfRequirement):
+            return all(self.node_met(a, c) for c in node.children)
+        if isinstance(node.req, NOfRequirement):
+            return sum(self.node_met(a, c) for c in node.children) >= node.req.n
+        return self.leaf_met(a, idx)
+
+    def met_nodes(self) -> dict[str, set[int]]:
+        return {
+            code: {n.idx for n in a.nodes if self.node_met(a, n.idx)}
+            for code, a in self.allocs.items()
+        }
+
+    # ---- sharing
+
+    def others(self, a: ProgramAlloc, key: str) -> list[str]:
+        """Other programs already counting ``key``."""
+        return [p for p in self.used_by.get(key, []) if p != a.program.code]
+
+    def shared(self, a: ProgramAlloc, other: str) -> list[str]:
+        return self.pair_shared.get(pair(a.program.code, other), [])
+
+    def blocker(self, a: ProgramAlloc, key: str) -> str | None:
+        """The program whose sharing limit with ``a`` is used up, if ``key`` counts there."""
+        for other in self.others(a, key):
+            lim = self.limits.get(pair(a.program.code, other))
+            if lim is not None and len(self.shared(a, other)) >= lim:
+                return other
+        return None
+
+    # ---- building the allocation
+
+    def _prepare(self, program: Program) -> ProgramAlloc:
+        nodes = flatten(program.requirement)
+        leaves = [n for n in nodes if isinstance(n.req, CourseRequirement | CourseSetRequirement)]
+        cands: dict[int, list[str]] = {}
+        for n in leaves:
+            assert isinstance(n.req, CourseRequirement | CourseSetRequirement)
+            cands[n.idx] = [
+                k for k in sorted(self.pool) if self.matches(n.req, self.pool[k][0].course)
+            ]
+        demand = {k: sum(k in ks for ks in cands.values()) for k in self.pool}
+        order = [
+            n.idx
+            for n in sorted(
+                leaves,
+                key=lambda n: (
+                    (1, len(cands[n.idx]), n.idx)
+                    if isinstance(n.req, CourseSetRequirement)
+                    else (0, 0, n.idx)
+                ),
+            )
+        ]
+        return ProgramAlloc(program, nodes, cands, demand, order)
+
+    def rank(self, a: ProgramAlloc, opt: Option) -> tuple[Any, ...]:
+        """Preference among courses that could fill a leaf: not counted by another program
+        (so sharing limits are spent only when needed), then ``static_rank``."""
+        return (bool(self.others(a, opt.key)), *self.static_rank(a, opt))
+
+    def static_rank(self, a: ProgramAlloc, opt: Option) -> tuple[Any, ...]:
+        """Wanted by the fewest other leaves, completed before in progress before planned,
+        higher grade, earlier term, key."""
+        return (
+            a.demand[opt.key],
+            _RANK[opt.status],
+            -self.points(opt),
+            Term.parse(opt.term).index,
+            opt.key,
+        )
+
+    def _take(self, a: ProgramAlloc, idx: int, opt: Option) -> None:
+        for other in self.others(a, opt.key):
+            self.pair_shared.setdefault(pair(a.program.code, other), []).append(opt.key)
+        a.taken.setdefault(idx, []).append(opt)
+        a.used[opt.key] = idx
+        self.used_by.setdefault(opt.key, []).append(a.program.code)
+
+    def materialize(
+        self,
+        required: Iterable[Target],
+        picks: Mapping[Target, frozenset[str]],
+        free: Mapping[Target, list[Option]],
+    ) -> None:
+        """Give every required leaf its contested keys plus the free keys it needs."""
+        self.used_by, self.pair_shared = {}, {}
+        need = set(required)
+        for code, a in self.allocs.items():
+            a.taken, a.used, a.blocked = {}, {}, {}
+            for idx in a.order:
+                if (code, idx) not in need:
+                    continue
+                req = a.nodes[idx].req
+                assert isinstance(req, CourseRequirement | CourseSetRequirement)
+                chosen = [o for o in self.candidates(a, idx, req) if o.key in picks[(code, idx)]]
+                for opt in self._complete(a, req, chosen, free[(code, idx)]):
+                    self._take(a, idx, opt)
+
+    def candidates(self, a: ProgramAlloc, idx: int, req: Leaf) -> list[Option]:
+        return [o for k in a.cands[idx] if (o := self.qualifying(k, req)) is not None]
+
+    def _complete(
+        self, a: ProgramAlloc, req: Leaf, base: list[Option], free: list[Option]
+    ) -> list[Option]:
+        """``base`` plus the best-ranked free courses that meet ``req``."""
+        chosen = list(base)
+        for opt in sorted(free, key=lambda o: self.rank(a, o)):
+            if self.satisfies(req, chosen):
+                break
+            chosen.append(opt)
+        if self.satisfies(req, chosen):
+            return chosen
+        # A course set with a GPA minimum where the ranked order took a low grade: use the
+        # search's witness instead, without the courses it does not need.
+        extra = completion(self, req, base, free)
+        assert extra is not None, "the search only picks completable contested sets"
+        chosen = base + extra
+        for opt in sorted(extra, key=lambda o: self.rank(a, o), reverse=True):
+            rest = [o for o in chosen if o is not opt]
+            if self.satisfies(req, rest):
+                chosen = rest
+        return chosen
+
+    def fill_partial(self) -> None:
+        """Leaves that cannot be met get what is left, for partial credit."""
+        for a in self.allocs.values():
+            # Partial credit never meets a leaf (the search would have), so this is fixed.
+            open_ = self._open_leaves(a)
+            for idx in a.order:
+                if idx in open_:
+                    self._fill(a, idx)
+
+    def _open_leaves(self, a: ProgramAlloc) -> set[int]:
+        """Unmet leaves whose ancestors are all unmet (under a met node they are not needed)."""
+        out: set[int] = set()
+
+        def walk(idx: int) -> None:
+            if self.node_met(a, idx):
+                return
+            if not a.nodes[idx].children:
+                out.add(idx)
+            for c in a.nodes[idx].children:
+                walk(c)
+
+        walk(0)
+        return out
+
+    def _fill(self, a: ProgramAlloc, idx: int) -> None:
+        req = a.nodes[idx].req
+        assert isinstance(req, CourseRequirement | CourseSetRequirement)
+        choices = [o for o in self.candidates(a, idx, req) if o.key not in a.used]
+        for opt in sorted(choices, key=lambda o: self.rank(a, o)):
+            if self.counts_ok(req, a.taken.get(idx, [])):
+                break
+            other = self.blocker(a, opt.key)
+            if other is not None:
+                a.blocked.setdefault(idx, {})[opt.key] = other
+                continue
+            self._take(a, idx, opt)
+
+
+def completion(
+    al: Allocator, req: Leaf, base: Sequence[Option], free: Sequence[Option]
+) -> list[Option] | None:
+    """Free courses that, added to ``base``, meet ``req``; None if no subset of ``free`` does.
+
+    Without a GPA minimum more courses never hurt, so all of ``free`` is the test. With one,
+    courses outside the GPA or at or above the minimum never lower a qualifying average, so
+    they are always added; the ones below it are tried in every combination (there are few).
+    """
+    if not (isinstance(req, CourseSetRequirement) and req.min_gpa is not None):
+        return list(free) if al.satisfies(req, [*base, *free]) else None
+    minimum = req.min_gpa
+    good = [o for o in free if not al.in_gpa(o) or al.points(o) >= minimum - EPS]
+    low = [o for o in free if al.in_gpa(o) and al.points(o) < minimum - EPS]
+    for size in range(len(low) + 1):
+        for combo in combinations(low, size):
+            if al.satisfies(req, [*base, *good, *combo]):
+                return [*good, *combo]
+    return None

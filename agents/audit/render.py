@@ -1,0 +1,102 @@
+"""Plain-text rendering of a degree audit: one tree per program with status marks.
+
+The text has no colour codes (the CLI may add colour); every line is stable for a given
+report, so the rendering can be compared in tests and pasted into letters and tickets.
+"""
+
+from __future__ import annotations
+
+from agents.audit.core import AuditReport, CountedCourse, ProgramAudit, RequirementAudit
+
+MARKS: dict[str, str] = {"met": "[met]", "partly_met": "[partly met]", "unmet": "[unmet]"}
+MAX_OPTIONS = 12
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+def _counted_line(c: CountedCourse) -> str:
+    grade = c.grade or "-"
+    status = c.status.replace("_", " ")
+    source = {"institution": "", "transfer": ", transfer credit", "ap": ", AP credit"}.get(
+        c.source, f", {c.source} credit"
+    )
+    note = f" ({c.note})" if c.note else ""
+    units = f"{_num(c.units)} units"
+    return f"{c.course} {c.title} | {grade} | {c.term} | {units} | {status}{source}{note}"
+
+
+def _remaining_line(node: RequirementAudit) -> str | None:
+    if node.status == "met" or node.children:
+        return None
+    if not (node.courses_needed or node.units_needed or node.options):
+        return None
+    needs = []
+    if node.courses_needed:
+        needs.append(f"{node.courses_needed} course" + ("" if node.courses_needed == 1 else "s"))
+    if node.units_needed:
+        needs.append(f"{_num(node.units_needed)} units")
+    text = "needs " + (", ".join(needs) if needs else "a better GPA")
+    if node.options:
+        shown = node.options[:MAX_OPTIONS]
+        more = len(node.options) - len(shown)
+        text += "; options: " + ", ".join(shown) + (f" (+{more} more)" if more else "")
+    return text
+
+
+def _render_node(node: RequirementAudit, depth: int, lines: list[str]) -> None:
+    pad = "  " * depth
+    name = f"{node.title} ({node.id})" if node.title else node.id
+    lines.append(f"{pad}{MARKS[node.status]} {name}: {node.explanation}")
+    for c in node.counted:
+        lines.append(f"{pad}    + {_counted_line(c)}")
+    remaining = _remaining_line(node)
+    if remaining is not None:
+        lines.append(f"{pad}    - {remaining}")
+    for child in node.children:
+        _render_node(child, depth + 1, lines)
+
+
+def render_program(program: ProgramAudit) -> str:
+    """One program's audit as an indented tree."""
+    kind = program.kind + (", what-if" if program.what_if else "")
+    lines = [f"{program.code} {program.name} ({kind}) {MARKS[program.status]}"]
+    if not program.eligible:
+        lines.append(f"  Not eligible: {program.eligibility_note}")
+    _render_node(program.root, 1, lines)
+    for check in program.checks:
+        _render_node(check, 1, lines)
+    for s in program.shared_courses:
+        lines.append(
+            f"  Shared: {s.course} ({s.term}) counts toward {s.requirement} here and "
+            f"{s.other_requirement} in {s.with_program}"
+        )
+    for note in program.sharing_notes:
+        lines.append(f"  Sharing: {note}")
+    return "\n".join(lines) + "\n"
+
+
+def render_audit(report: AuditReport) -> str:
+    """The whole report: a header with the student's standing, then each program."""
+    gpa = f"{report.gpa:.2f}" if report.gpa is not None else "none yet"
+    lines = [
+        f"Degree audit for {report.student_id} (catalog {report.catalog_year}, "
+        f"as of {report.as_of_term})",
+        f"Standing: {report.class_standing.replace('_', ' ')} | GPA: {gpa} | Units: "
+        f"{_num(report.units_earned)} earned, {_num(report.units_in_progress)} in progress, "
+        f"{_num(report.units_planned)} planned",
+    ]
+    if report.all_met:
+        result = "all requirements met" + (
+            "" if report.all_met_by_completed else " once in-progress and planned courses pass"
+        )
+    else:
+        result = "requirements remain"
+    lines.append(f"Result: {result}")
+    text = "\n".join(lines) + "\n"
+    for program in report.programs:
+        text += "\n" + render_program(program)
+    if report.warnings:
+        text += "\nWarnings:\n" + "".join(f"  - {w}\n" for w in report.warnings)
+    return text

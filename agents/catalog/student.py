@@ -1,0 +1,211 @@
+"""Student records: programs, catalog year, course attempts with grades, GPA and status.
+
+A record is JSON (see ``demos/students/``); ``load_student`` validates it and names the file
+and field of every problem. Derived facts (units earned, class standing, GPA when not
+given, the best attempt of a repeated course) are computed here so every tool agrees.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agents.catalog.model import AcademicStatus, Catalog
+from agents.catalog.prereq import COURSE_CODE_PATTERN, ClassStanding
+from agents.catalog.terms import TERM_CODE_PATTERN, Term
+from agents.errors import StudentRecordError
+
+AttemptSource = Literal["institution", "transfer", "ap", "exam"]
+
+
+class CourseAttempt(BaseModel):
+    """One attempt at a course, or credit brought in from elsewhere."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    course: str = Field(pattern=COURSE_CODE_PATTERN, description="Course code in this catalog.")
+    term: str = Field(pattern=TERM_CODE_PATTERN, description="Term taken (or credited).")
+    grade: str | None = Field(
+        default=None, description="Grade; None while the course is in progress."
+    )
+    status: Literal["completed", "in_progress"] = Field(
+        default="completed", description="Completed, or being taken now."
+    )
+    source: AttemptSource = Field(
+        default="institution", description="Taken here, or transfer / AP / exam credit."
+    )
+    pass_fail: bool = Field(default=False, description="Taken pass/fail.")
+    units: float | None = Field(
+        default=None, gt=0, description="Units if different from the catalog's."
+    )
+
+
+class StudentRecord(BaseModel):
+    """A student's academic record."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1, description="Student id.")
+    name: str = Field(min_length=1, description="Preferred name.")
+    programs: list[str] = Field(min_length=1, description="Declared program codes.")
+    catalog_year: str = Field(description="Catalog year the student follows.")
+    start_term: str = Field(pattern=TERM_CODE_PATTERN, description="First term enrolled.")
+    current_term: str = Field(
+        pattern=TERM_CODE_PATTERN, description="Term in progress now; plans start after it."
+    )
+    gpa: float | None = Field(
+        default=None, ge=0, le=4.3, description="Cumulative GPA; computed from grades if absent."
+    )
+    academic_status: AcademicStatus = Field(default="good", description="Academic status.")
+    courses: list[CourseAttempt] = Field(default_factory=list, description="Course history.")
+    terms_away: list[str] = Field(
+        default_factory=list,
+        description="Future terms the student will not enroll (abroad, leave).",
+    )
+    interests: list[str] = Field(default_factory=list, description="Topics the student likes.")
+    notes: str = Field(default="", description="Advisor notes.")
+
+    # ------------------------------------------------------------------ derived facts
+
+    def attempts_of(self, code: str) -> list[CourseAttempt]:
+        return [a for a in self.courses if a.course == code]
+
+    def best_attempt(self, code: str, catalog: Catalog) -> CourseAttempt | None:
+        """The attempt that counts: best grade among completed attempts, else in progress."""
+        done = [a for a in self.attempts_of(code) if a.status == "completed"]
+        if done:
+            return max(
+                done,
+                key=lambda a: (
+                    catalog.grade_meets(a.grade, None),
+                    catalog.grade_by_symbol[a.grade].points
+                    if a.grade in catalog.grade_by_symbol
+                    else -1.0,
+                    Term.parse(a.term).index,
+                ),
+            )
+        prog = [a for a in self.attempts_of(code) if a.status == "in_progress"]
+        return prog[-1] if prog else None
+
+    def units_of(self, attempt: CourseAttempt, catalog: Catalog) -> float:
+        if attempt.units is not None:
+            return attempt.units
+        c = catalog.course_by_code.get(attempt.course)
+        return c.units if c else 0.0
+
+    def earned_courses(self, catalog: Catalog, include_in_progress: bool = False) -> set[str]:
+        """Courses with credit earned (a passing best attempt)."""
+        out: set[str] = set()
+        for code in {a.course for a in self.courses}:
+            best = self.best_attempt(code, catalog)
+            if best is None:
+                continue
+            if best.status == "in_progress":
+                if include_in_progress:
+                    out.add(code)
+            elif catalog.grade_meets(best.grade, None):
+                out.add(code)
+        return out
+
+    def units_earned(self, catalog: Catalog, include_in_progress: bool = False) -> float:
+        total = 0.0
+        for code in self.earned_courses(catalog, include_in_progress):
+            best = self.best_attempt(code, catalog)
+            assert best is not None
+            c = catalog.course_by_code.get(code)
+            if c is not None and c.repeatable:
+                # Repeatable courses earn credit for every passing attempt.
+                total += sum(
+                    self.units_of(a, catalog)
+                    for a in self.attempts_of(code)
+                    if (a.status == "completed" and catalog.grade_meets(a.grade, None))
+                    or (include_in_progress and a.status == "in_progress")
+                )
+            else:
+                total += self.units_of(best, catalog)
+        return total
+
+    def class_standing(self, catalog: Catalog, include_in_progress: bool = False) -> ClassStanding:
+        return catalog.standing_for_units(self.units_earned(catalog, include_in_progress))
+
+    def computed_gpa(self, catalog: Catalog) -> float | None:
+        """GPA over institution attempts that count in the GPA (the given GPA wins).
+
+        A repeat replaces the earlier attempt: for a course that is not repeatable only the
+        best completed attempt counts; every attempt of a repeatable course counts.
+        """
+        if self.gpa is not None:
+            return self.gpa
+        pts = units = 0.0
+        for a in self.courses:
+            if a.status != "completed" or a.source != "institution" or a.grade is None:
+                continue
+            g = catalog.grade_by_symbol.get(a.grade)
+            if g is None or not g.in_gpa:
+                continue
+            course = catalog.course_by_code.get(a.course)
+            if course is not None and not course.repeatable:
+                best = self.best_attempt(a.course, catalog)
+                if best is not a:
+                    continue
+            u = self.units_of(a, catalog)
+            pts += g.points * u
+            units += u
+        return round(pts / units, 2) if units else None
+
+    def terms_enrolled(self) -> list[str]:
+        """Institution terms with at least one attempt, in order."""
+        terms = {a.term for a in self.courses if a.source == "institution"}
+        return sorted(terms, key=lambda t: Term.parse(t).index)
+
+
+def load_student(path: str | Path) -> StudentRecord:
+    """Read and validate a student record; errors name the file, field and value."""
+    p = Path(path)
+    try:
+        raw = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise StudentRecordError(
+            str(p), ["file not found; pass the path of a student JSON file"]
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise StudentRecordError(
+            str(p), [f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"]
+        ) from None
+    return parse_student(raw, source=str(p))
+
+
+def parse_student(raw: object, source: str = "<student>") -> StudentRecord:
+    try:
+        return StudentRecord.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = "$" + "".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in err["loc"])
+            problems.append(f"{loc}: {err['msg']} (got {err.get('input')!r})")
+        raise StudentRecordError(source, problems) from None
+
+
+def check_student_against_catalog(student: StudentRecord, catalog: Catalog) -> list[str]:
+    """Problems that make a record unusable with this catalog (unknown courses, programs)."""
+    problems: list[str] = []
+    for i, a in enumerate(student.courses):
+        if a.course not in catalog.course_by_code:
+            problems.append(f"$.courses[{i}].course: unknown course {a.course!r}")
+        if a.grade is not None and a.grade not in catalog.grade_by_symbol:
+            problems.append(
+                f"$.courses[{i}].grade: unknown grade {a.grade!r}; expected one of "
+                f"{', '.join(g.grade for g in catalog.grade_scale)}"
+            )
+        if a.status == "completed" and a.grade is None:
+            problems.append(f"$.courses[{i}].grade: a completed course needs a grade")
+    for i, code in enumerate(student.programs):
+        if code not in catalog.program_by_code:
+            problems.append(
+                f"$.programs[{i}]: unknown program {code!r}; known: "
+                f"{', '.join(sorted(catalog.program_by_code))}"
+            )
+    return problems

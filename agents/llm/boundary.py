@@ -1,0 +1,172 @@
+"""The LLM boundary: one interface, the offline implementation, and the call ledger.
+
+The model only reads free text and writes prose; facts come from the catalog, the planner
+and the verifier. Two operations cross the boundary:
+
+- ``extract_intake(text)`` -> ``IntakeExtraction`` (structured fields read from free text);
+- ``write_letter(draft)`` -> the letter to the student, grounded in a Recommendation draft.
+
+``OfflineBackend`` implements both deterministically (rule-based parser, template letter)
+and needs nothing. Other backends (``gemini``) live in their own modules, are chosen by
+name through ``make_backend`` and fall back to the offline path on failure, saying so in
+the result. Every model call is recorded in an ``LLMLedger`` that is saved with the
+workflow context, so a resumed run reuses replies instead of paying twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import TYPE_CHECKING, Generic, Literal, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.catalog.model import Catalog
+
+if TYPE_CHECKING:
+    from agents.artifacts import Recommendation
+
+T = TypeVar("T")
+
+Source = Literal["offline", "gemini", "offline_fallback"]
+
+
+class IntakeExtraction(BaseModel):
+    """Fields read from a request's free text. Codes are checked against the catalog later."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    intent: (
+        Literal[
+            "plan_degree",
+            "plan_next_term",
+            "add_program",
+            "switch_program",
+            "check_progress",
+            "policy_question",
+        ]
+        | None
+    ) = Field(default=None, description="What the student wants, if the text says.")
+    add_programs: list[str] = Field(
+        default_factory=list, description="Program codes to add, resolved from names/aliases."
+    )
+    drop_programs: list[str] = Field(default_factory=list, description="Program codes to drop.")
+    target_graduation: str | None = Field(
+        default=None, description="Graduation target as a term code, e.g. 'S2029'."
+    )
+    target_phrase: str = Field(default="", description="The words that stated the target.")
+    max_units_per_term: float | None = Field(default=None, description="Units cap asked for.")
+    max_courses_per_term: int | None = Field(default=None, description="Courses cap asked for.")
+    terms_away: list[str] = Field(default_factory=list, description="Terms away as codes.")
+    include_courses: list[str] = Field(default_factory=list, description="Course codes wanted.")
+    avoid_courses: list[str] = Field(default_factory=list, description="Course codes to avoid.")
+    interests: list[str] = Field(default_factory=list, description="Topics of interest.")
+    free_days: list[Literal["M", "T", "W", "R", "F", "S", "U"]] = Field(
+        default_factory=list, description="Days to keep free (R = Thursday)."
+    )
+    not_before: str | None = Field(default=None, description="No class before HH:MM (24h).")
+    not_after: str | None = Field(default=None, description="No class after HH:MM (24h).")
+    question: str | None = Field(default=None, description="A policy question, verbatim.")
+    unresolved: list[str] = Field(
+        default_factory=list,
+        description="Phrases naming programs, courses or terms that could not be resolved.",
+    )
+    notes: list[str] = Field(default_factory=list, description="How each finding was read.")
+
+
+class LLMResult(BaseModel, Generic[T]):
+    """A value and what produced it."""
+
+    value: T = Field(description="The result.")
+    source: Source = Field(description="offline, gemini, or offline_fallback after a failure.")
+    note: str = Field(default="", description="Why a fallback happened, if it did.")
+
+
+class LLMCall(BaseModel):
+    """One model call as recorded in the ledger (never the key)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task: Literal["intake", "letter", "critique"] = Field(description="What the call was for.")
+    backend: str = Field(description="Backend name.")
+    model: str = Field(description="Model name.")
+    prompt_hash: str = Field(description="sha256 of the model, task and full prompt.")
+    response: str | None = Field(description="The raw reply text, or None on failure.")
+    input_tokens: int = Field(default=0, description="Prompt tokens reported by the server.")
+    output_tokens: int = Field(default=0, description="Reply tokens reported by the server.")
+    latency_ms: float = Field(default=0, description="Wall time of the call including retries.")
+    attempts: int = Field(default=1, description="HTTP attempts made.")
+    status: Literal["ok", "invalid", "error"] = Field(description="Outcome of the call.")
+    error: str | None = Field(default=None, description="Error summary when not ok.")
+
+
+class LLMLedger(BaseModel):
+    """Every call made for one request; replies are reused by prompt hash on resume."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    calls: list[LLMCall] = Field(default_factory=list, description="Calls in order.")
+    reused: int = Field(default=0, description="Calls answered from the ledger on resume.")
+
+    def lookup(self, prompt_hash: str) -> LLMCall | None:
+        for call in reversed(self.calls):
+            if call.prompt_hash == prompt_hash and call.status == "ok":
+                return call
+        return None
+
+    def record(self, call: LLMCall) -> None:
+        self.calls.append(call)
+
+    @property
+    def tokens(self) -> int:
+        return sum(c.input_tokens + c.output_tokens for c in self.calls)
+
+
+def prompt_hash(backend: str, model: str, task: str, prompt: str) -> str:
+    payload = json.dumps([backend, model, task, prompt], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class LLMBackend(Protocol):
+    """What the agents call. Implementations never raise for a bad reply: they fall back."""
+
+    name: str
+    model: str
+
+    def extract_intake(
+        self, text: str, *, catalog: Catalog, ledger: LLMLedger
+    ) -> LLMResult[IntakeExtraction]: ...
+
+    def write_letter(self, draft: Recommendation, *, ledger: LLMLedger) -> LLMResult[str]: ...
+
+
+class OfflineBackend:
+    """Deterministic: the rule-based text parser and the template letter. Needs nothing."""
+
+    name = "offline"
+    model = "rules"
+
+    def extract_intake(
+        self, text: str, *, catalog: Catalog, ledger: LLMLedger
+    ) -> LLMResult[IntakeExtraction]:
+        from agents.llm.textparse import parse_request_text
+
+        return LLMResult(value=parse_request_text(text, catalog), source="offline")
+
+    def write_letter(self, draft: Recommendation, *, ledger: LLMLedger) -> LLMResult[str]:
+        from agents.llm.letters import template_letter
+
+        return LLMResult(value=template_letter(draft), source="offline")
+
+
+def make_backend(name: str, *, model: str | None = None) -> LLMBackend:
+    """The backend called ``name``; unknown names are a clear error."""
+    from agents.errors import LLMConfigError
+
+    if name == "offline":
+        return OfflineBackend()
+    if name == "gemini":
+        from agents.llm.gemini import GeminiBackend
+
+        return GeminiBackend.from_env(model=model)
+    raise LLMConfigError(f"unknown backend {name!r}; choose 'offline' or 'gemini'")

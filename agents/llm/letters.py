@@ -1,0 +1,227 @@
+"""The letter to the student: a deterministic template, and the grounding check that any
+letter (template or model-written) must pass.
+
+``template_letter(draft)`` writes plain text from a Recommendation draft only, so every
+course code, term and rule id it names is one the pipeline produced. ``check_letter``
+holds any letter to the same standard: it extracts the codes a letter mentions
+(``letter_mentions``) and lists those the draft does not contain, which is how a
+Gemini-written letter that invents a course or a rule is caught.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from agents.artifacts import NegotiationRound, Recommendation, Risk, ScheduledTerm
+from agents.catalog.terms import Term, term_label
+
+SIGN_OFF = "Office of Undergraduate Advising"
+
+# Course codes as the catalog writes them ("15-112") and the alphabetic style other
+# catalogs use ("CS 101", "MATH2410"); the latter needs a space or nothing between the
+# letters and digits, and must not follow a hyphen, so that rule ids ("RULE-2") and a
+# rule id followed by a number ("LOAD-MAX 54") are not read as courses.
+_COURSE_RE = re.compile(r"\b\d{2}-\d{3}\b|(?<![-\w])[A-Z]{2,5} ?\d{2,4}[A-Z]?\b")
+_TERM_CODE_RE = re.compile(r"\b[SUF]\d{4}\b")
+_TERM_LABEL_RE = re.compile(r"\b(spring|summer|fall|autumn)\s+(\d{4})\b", re.IGNORECASE)
+# Rule ids and program codes share one shape (LOAD-MAX, CS-MIN); both are grounded the
+# same way, against the draft, so the extractor does not need to tell them apart.
+_RULE_RE = re.compile(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\b")
+
+OUTCOME_SENTENCE: dict[str, str] = {
+    "approved": "Good news: your plan has been reviewed against every policy that applies "
+    "to you and it is approved.",
+    "approved_with_risks": "Your plan is approved, with a few points that need your "
+    "attention before registration.",
+    "unresolved_after_max_rounds": "We could not yet build a plan that meets every policy, "
+    "so an advisor will follow up with you on the points below.",
+    "infeasible": "We could not find a plan that meets everything you asked for.",
+    "needs_input": "Before we can finish your plan we need a few answers from you.",
+    "answered": "Thank you for your question; here is what the policies say.",
+}
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+def _sentence(text: str) -> str:
+    # Other stages write clauses ("cap every term at it"); a letter reads in sentences.
+    t = text.strip()
+    if not t:
+        return t
+    t = t[0].upper() + t[1:]
+    return t if t[-1] in ".!?" else t + "."
+
+
+def _term_line(term: ScheduledTerm, titles: bool) -> str:
+    if term.away:
+        return f"- {term.label}: away"
+    sep = "; " if titles else ", "
+    courses = sep.join(f"{c.course} {c.title}" if titles else c.course for c in term.courses)
+    return f"- {term.label} ({_num(term.units)} units): {courses}"
+
+
+def _plan_lines(plan: list[ScheduledTerm]) -> str:
+    # Titles for the term the student registers for next; codes keep later terms short.
+    first = next((i for i, t in enumerate(plan) if not t.away), -1)
+    return "\n".join(_term_line(t, i == first) for i, t in enumerate(plan))
+
+
+RESOLUTION_SENTENCE: dict[str, str] = {
+    "approved": " It passed the policy review.",
+    "no_change": " No further change could resolve it.",
+    "max_rounds": " That was the last round of review.",
+    "infeasible": " No plan fits within those limits.",
+    "revised": "",
+}
+_VIOLATION_RE = re.compile(r"^(?P<rule>[A-Z][A-Z0-9-]*)(?: \([^)]*\))?: (?P<message>.*)$", re.S)
+
+
+def _findings(violations: list[str], headings: dict[str, str]) -> str:
+    """Violations grouped by rule, each with the heading of the policy that states it."""
+    by_rule: dict[str, list[str]] = {}
+    for v in violations:
+        m = _VIOLATION_RE.match(v)
+        rule, message = (m["rule"], m["message"]) if m else ("", v)
+        by_rule.setdefault(rule, []).append(_sentence(message))
+    parts = []
+    for rule, messages in by_rule.items():
+        head = f' (the policy "{headings[rule]}")' if rule in headings else ""
+        parts.append((f"{rule}{head}: " if rule else "") + " ".join(messages))
+    return " ".join(parts)
+
+
+def _round_text(rnd: NegotiationRound, headings: dict[str, str]) -> str:
+    grad = term_label(rnd.graduation_term)
+    who = "The first proposal" if rnd.round == 1 else f"The revision in round {rnd.round}"
+    text = f"{who} would graduate you in {grad}" if grad else f"{who} found no feasible plan"
+    if rnd.violations:
+        text += ", but the policy review found problems under " + _findings(
+            rnd.violations, headings
+        )
+    else:
+        text += "."
+    if rnd.revision:
+        text += " So we changed the plan: " + " ".join(_sentence(c.reason) for c in rnd.revision)
+    return text + RESOLUTION_SENTENCE[rnd.resolution]
+
+
+def _negotiation_paragraph(draft: Recommendation) -> str | None:
+    rounds = draft.negotiation
+    # A single approved round changed nothing, so there is nothing to explain.
+    if not rounds or (len(rounds) == 1 and rounds[0].resolution == "approved"):
+        return None
+    headings = {c.rule_id: c.heading for c in draft.citations if c.rule_id}
+    return "How we got here: " + " ".join(_round_text(r, headings) for r in rounds)
+
+
+def _risk_line(risk: Risk) -> str:
+    where = ", ".join(x for x in (term_label(risk.term), risk.rule_id) if x)
+    return f"- {where}: {_sentence(risk.message)}" if where else f"- {_sentence(risk.message)}"
+
+
+def _plan_intro(draft: Recommendation) -> str:
+    grad = term_label(draft.graduation_term) or "a term still to be set"
+    progs = " and ".join(draft.programs) or "your programs"
+    if draft.outcome in ("approved", "approved_with_risks"):
+        return f"Your plan has you graduating in {grad}, completing {progs}."
+    if draft.outcome == "needs_input":
+        return f"In the meantime, a plan for {progs} would have you graduating in {grad}."
+    return f"The latest proposal, not yet approved, would have you graduating in {grad}."
+
+
+def _section(title: str, lines: Iterable[str]) -> str | None:
+    body = list(lines)
+    return f"{title}\n" + "\n".join(body) if body else None
+
+
+def template_letter(draft: Recommendation) -> str:
+    """A plain-text letter built from the draft alone; deterministic."""
+    first = draft.student_name.split()[0] if draft.student_name.split() else "student"
+    opening = OUTCOME_SENTENCE[draft.outcome]
+    if draft.intent == "check_progress" and draft.outcome == "answered":
+        opening = "Here is where you stand in your degree."
+    parts: list[str | None] = [f"Dear {first},", opening]
+    # The open questions are listed below, so only these outcomes repeat the summary.
+    if draft.outcome in ("infeasible", "unresolved_after_max_rounds"):
+        parts.append(draft.summary)
+    if draft.answer:
+        parts.append(draft.answer)
+    if draft.plan:
+        parts.append(
+            f"{_plan_intro(draft)} Term by term, with titles for your next term:\n"
+            f"{_plan_lines(draft.plan)}"
+        )
+    parts.append(_negotiation_paragraph(draft))
+    approvals = [r for r in draft.risks if r.kind == "approval_needed"]
+    others = [r for r in draft.risks if r.kind != "approval_needed"]
+    parts.append(_section("Approvals to seek:", (_risk_line(r) for r in approvals)))
+    parts.append(_section("Things to keep in mind:", (_risk_line(r) for r in others)))
+    if draft.violations:
+        parts.append(
+            _section(
+                "Still unresolved:",
+                (f"- {v.rule_id}: {_sentence(v.message)}" for v in draft.violations),
+            )
+        )
+    parts.append(_section("Questions for you:", (f"- {q.question}" for q in draft.open_questions)))
+    parts.append(
+        "Please reply to this letter or book a meeting with your advisor if anything "
+        "here does not match your plans."
+    )
+    parts.append(f"Warm regards,\n{SIGN_OFF}")
+    return "\n\n".join(p for p in parts if p) + "\n"
+
+
+# --------------------------------------------------------------------------- grounding
+
+
+def letter_mentions(letter: str) -> dict[str, set[str]]:
+    """Course codes, terms (as codes, from codes or labels such as 'Fall 2027') and rule
+    ids (or program codes, which share their shape) that ``letter`` mentions."""
+    terms = set(_TERM_CODE_RE.findall(letter))
+    for season, year in _TERM_LABEL_RE.findall(letter):
+        terms.add(Term.parse(f"{season} {year}").code)
+    return {
+        "courses": set(_COURSE_RE.findall(letter)),
+        "terms": terms,
+        "rules": set(_RULE_RE.findall(letter)),
+    }
+
+
+def _texts(value: Any) -> Iterable[str]:
+    """Every string in a dumped model, skipping citation quotes."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if k != "quote":
+                yield from _texts(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _texts(v)
+    elif value is not None:
+        yield str(value)
+
+
+def grounded_mentions(draft: Recommendation) -> dict[str, set[str]]:
+    """What a letter may mention: everything the draft says except the letter itself and
+    citation quotes (catalog prose that lists many courses the plan never chose)."""
+    data = draft.model_dump(mode="json", exclude={"letter"})
+    return letter_mentions("\n".join(_texts(data)))
+
+
+def check_letter(letter: str, draft: Recommendation) -> list[str]:
+    """Mentions in ``letter`` not grounded in ``draft``, one readable line each (sorted);
+    empty when the letter only names what the draft contains."""
+    found = letter_mentions(letter)
+    allowed = grounded_mentions(draft)
+    noun = {"courses": "course", "terms": "term", "rules": "rule or program"}
+    problems: list[str] = []
+    for kind in ("courses", "terms", "rules"):
+        for item in sorted(found[kind] - allowed[kind]):
+            problems.append(f"{noun[kind]} {item!r} is not in the recommendation")
+    return problems

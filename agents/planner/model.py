@@ -1,0 +1,455 @@
+"""The time-indexed CP-SAT model of the planner.
+
+Formulation:
+
+- ``x[c,i]``: course ``c`` is taken in horizon position ``i`` (only offered, non-away
+  positions at or after the course's earliest term); ``taken[c] = sum_i x[c,i] <= 1``.
+- ``y[i]``: position ``i`` is at or before graduation; ``y`` is non-increasing, every
+  ``x[c,i]`` implies ``y[i]``; graduation = the last position with ``y = 1``.
+- loads: ``sum_c units*x[c,i] <= cap_i * y[i]`` (the ``y`` factor lets the LP see
+  "terms >= units / cap") and ``>= floor_i`` when ``y[i]``; optional course count limit.
+- prerequisites: ``x[c,i]`` implies the tree at ``i``: a course condition is the OR of the
+  ``x[d,j]`` with ``j < i`` (``j <= i`` for corequisites); an AND inside an OR gets its own
+  literal; standing/units conditions get ``r[k,i] => units before i >= k``.
+- requirements, sharing, unit total, anti-requisites: ``planner_select.encode_*``.
+- interchangeable courses (same units, terms, prerequisites, leaves; nobody's
+  prerequisite) are ordered, so the solver does not permute identical free electives.
+- audit order (only for leaves the audit repair flagged): the planned courses counted
+  toward such a leaf come before its other planned matches, in the audit's fill order.
+
+The staged solve that uses these models is in ``planner_solve``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+import structlog
+from ortools.sat.python import cp_model
+
+from agents.catalog.prereq import (
+    AllOf,
+    AnyOf,
+    ConsentCond,
+    CourseCond,
+    PrereqNode,
+    ProgramCond,
+    StandingCond,
+    UnitsCond,
+)
+from agents.planner.prep import Prep, walk_prereq
+from agents.planner.select import (
+    encode_requirements,
+    encode_total_and_antirequisites,
+    make_solver,
+    weighted,
+)
+
+log = structlog.get_logger(__name__)
+
+SolveStatus = Literal["optimal", "feasible", "infeasible", "unknown"]
+_SCALES = (1, 2, 4, 10, 20, 100)
+PORTFOLIO: list[tuple[dict[str, object], float | None]] = [
+    ({}, 0.05),
+    ({"linearization_level": 0}, 0.05),
+    ({"search_branching": cp_model.PORTFOLIO_WITH_QUICK_RESTART_SEARCH}, 0.05),
+    ({"linearization_level": 2}, None),
+]
+
+
+@dataclass
+class Solution:
+    """A solved plan: positions of planned courses and what each course counts toward."""
+
+    status: SolveStatus
+    placement: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, list[str]] = field(default_factory=dict)  # record courses included
+    graduation: int = -1
+    stages: list[str] = field(default_factory=list)
+
+
+def unit_scale(values: list[float]) -> int:
+    for s in _SCALES:
+        if all(abs(v * s - round(v * s)) < 1e-6 for v in values):
+            return s
+    return 100
+
+
+class PlanModel:
+    """Terms for ``courses`` (all fixed as taken), or for the whole pool with requirements."""
+
+    def __init__(
+        self,
+        prep: Prep,
+        *,
+        max_courses: int | None = None,
+        courses: list[str] | None = None,
+        counts: dict[str, list[str]] | None = None,
+    ) -> None:
+        self.prep = prep
+        self.m = cp_model.CpModel()
+        self.n = len(prep.terms)
+        self.s = unit_scale([prep.course(c).units for c in prep.pool] or [1.0])
+        self.u = {c: round(prep.course(c).units * self.s) for c in prep.pool}
+        self.g = {c: round(prep.gain(c) * self.s) for c in prep.pool}
+        self.fixed_set = courses is not None
+        self.courses = sorted(courses) if courses is not None else list(prep.pool)
+        self.x: dict[str, dict[int, cp_model.IntVar]] = {}
+        self.taken: dict[str, cp_model.IntVar] = {}
+        self.y = [self.m.new_bool_var(f"y{i}") for i in range(self.n)]
+        self._reach: dict[tuple[int, int], cp_model.IntVar] = {}
+        self._and: dict[tuple[int, int, bool], cp_model.IntVar] = {}
+        self.a: dict[tuple[str, str], list[tuple[str, cp_model.IntVar]]] = {}
+        self.max_courses = max_courses
+        self.set_counts = counts or {}
+        self.possible = True
+        self._build()
+
+    def _build(self) -> None:
+        p, m = self.prep, self.m
+        for c in self.courses:
+            pos = p.allowed.get(c, [])
+            if not pos:
+                if c in p.must or self.fixed_set:
+                    self.possible = False
+                continue
+            self.x[c] = {i: m.new_bool_var(f"x[{c},{i}]") for i in pos}
+            t = m.new_bool_var(f"t[{c}]")
+            m.add(t == sum(self.x[c].values()))
+            self.taken[c] = t
+            if c in p.must or self.fixed_set:
+                m.add(t == 1)
+            for i, v in self.x[c].items():
+                m.add_implication(v, self.y[i])
+        for i, term in enumerate(p.terms):
+            for a, b in p.exclusive.get(term.code, []):
+                if i in self.x.get(a, {}) and i in self.x.get(b, {}):
+                    m.add(self.x[a][i] + self.x[b][i] <= 1)
+        for i in range(self.n - 1):
+            m.add_implication(self.y[i + 1], self.y[i])
+        for i in range(min(self.chain_bound(), self.n)):
+            m.add(self.y[i] == 1)
+        self._loads()
+        for c, xs in self.x.items():
+            course = p.course(c)
+            for i, v in xs.items():
+                self._post(v, course.prerequisites, i, True)
+                self._post(v, course.corequisites, i, False)
+        if not self.fixed_set:
+            self.a = encode_requirements(m, p, self.taken, self.s)
+            encode_total_and_antirequisites(m, p, self.taken, self.g, self.s)
+            self._symmetry()
+        self._audit_order()
+
+    def pos(self, code: str) -> cp_model.LinearExprT:
+        return sum(i * v for i, v in self.x[code].items())
+
+    def _audit_order(self) -> None:
+        """For the leaves in ``prep.orders``: the planned courses counted there come before
+        the other planned courses it matches, in the audit's order (term, then code), so
+        the audit's greedy fill takes them first and leaves the others to later programs."""
+        p, m = self.prep, self.m
+        for prog, leaf_id in sorted(p.orders):
+            leaf = p.leaf(prog, leaf_id)
+            label = f"{prog}/{leaf_id}"
+            cands = [c for c in leaf.matching if c in self.x]
+            for c1, c2 in itertools.permutations(cands, 2):
+                if p.demand(prog, c1) != p.demand(prog, c2):
+                    continue
+                gap = 0 if c1 < c2 else 1
+                if self.fixed_set:
+                    if label in self.set_counts.get(c1, []) and label not in self.set_counts.get(
+                        c2, []
+                    ):
+                        m.add(self.pos(c1) + gap <= self.pos(c2))
+                    continue
+                a = dict(self.a.get((prog, leaf_id), []))
+                if c1 in a and c2 in a:
+                    m.add(self.pos(c1) + gap <= self.pos(c2)).only_enforce_if(
+                        [a[c1], self.taken[c2], a[c2].Not()]
+                    )
+
+    def chain_bound(self) -> int:
+        """Terms needed at least: every required course sits at or after its earliest term."""
+        musts = self.courses if self.fixed_set else sorted(self.prep.must)
+        return 1 + max((self.prep.analysis.est.get(c, 0) for c in musts if c in self.x), default=-1)
+
+    def _symmetry(self) -> None:
+        """Order interchangeable courses: same units, terms, prerequisites and leaves, and
+        nobody's prerequisite. Without this the solver permutes identical free electives."""
+        p, m = self.prep, self.m
+        referenced = {
+            n.course
+            for c in p.pool
+            for tree in (p.course(c).prerequisites, p.course(c).corequisites)
+            for n in walk_prereq(tree)
+            if isinstance(n, CourseCond)
+        }
+        leaves_of: dict[str, list[str]] = {}
+        for leaf in p.leaves:
+            for c in leaf.options:
+                leaves_of.setdefault(c, []).append(leaf.label)
+        groups: dict[tuple[object, ...], list[str]] = {}
+        for c in sorted(self.x):
+            course = p.course(c)
+            if (
+                c in p.must
+                or c in referenced
+                or c in p.history.passed
+                or course.antirequisites
+                or p.antireqs(c)
+                or c in p.interests
+            ):
+                continue
+            key = (
+                self.u[c],
+                self.g[c],
+                tuple(sorted(self.x[c])),
+                repr(course.prerequisites),
+                repr(course.corequisites),
+                tuple(sorted(leaves_of.get(c, []))),
+            )
+            groups.setdefault(key, []).append(c)
+        for members in groups.values():
+            for a, b in itertools.pairwise(members):
+                m.add(self.taken[a] >= self.taken[b])
+                pos_a = sum(i * v for i, v in self.x[a].items())
+                pos_b = sum(i * v for i, v in self.x[b].items())
+                m.add(pos_a <= pos_b).only_enforce_if(self.taken[b])
+
+    def _loads(self) -> None:
+        p, m = self.prep, self.m
+        self.load: list[cp_model.LinearExprT] = []
+        for i in range(self.n):
+            terms = [(c, xs[i]) for c, xs in self.x.items() if i in xs]
+            load = sum(self.u[c] * v for c, v in terms)
+            self.load.append(load)
+            if not terms:
+                continue
+            # cap * y (not just cap) gives the LP the bound "terms >= units / cap".
+            m.add(load <= int(p.caps[i] * self.s + 1e-6) * self.y[i])
+            floor = round(p.floors[i] * self.s + 0.4999)
+            if floor > 0 and p.active[i]:
+                m.add(load >= floor).only_enforce_if(self.y[i])
+            if self.max_courses is not None:
+                m.add(sum(v for _, v in terms) <= self.max_courses)
+        for i in range(self.n):
+            floor = round(p.floors[i] * self.s + 0.4999)
+            if floor > 0 and p.active[i] and not any(i in xs for xs in self.x.values()):
+                m.add(self.y[i] == 0)
+
+    def _post(self, lit: cp_model.IntVar, node: PrereqNode | None, i: int, strict: bool) -> None:
+        if node is None:
+            return
+        if isinstance(node, AllOf):
+            for ch in node.all:
+                self._post(lit, ch, i, strict)
+            return
+        lits = self._or(node, i, strict)
+        if lits is None:
+            return
+        if not lits:
+            self.m.add(lit == 0)
+        else:
+            self.m.add_bool_or([lit.Not(), *lits])
+
+    def _or(self, node: PrereqNode, i: int, strict: bool) -> list[cp_model.IntVar] | None:
+        """Literals whose OR is the condition at position ``i``; None means always true."""
+        p = self.prep
+        if isinstance(node, CourseCond):
+            if p.hist_ok(node.course, node.min_grade):
+                return None
+            xs = self.x.get(node.course, {})
+            return [v for j, v in xs.items() if j < i or (not strict and j == i)]
+        if isinstance(node, AnyOf):
+            out: list[cp_model.IntVar] = []
+            for ch in node.any:
+                sub = self._or(ch, i, strict)
+                if sub is None:
+                    return None
+                out.extend(sub)
+            return out
+        if isinstance(node, AllOf):
+            key = (id(node), i, strict)
+            if key not in self._and:
+                v = self.m.new_bool_var(f"and{len(self._and)}")
+                self._and[key] = v
+                self._post(v, node, i, strict)
+            return [self._and[key]]
+        if isinstance(node, StandingCond | UnitsCond):
+            thr = p.threshold(node)
+            if p.history.units_earned >= thr:
+                return None
+            return [self._reach_lit(thr, i)]
+        if isinstance(node, ProgramCond):
+            return None if node.program in p.program_codes else []
+        assert isinstance(node, ConsentCond)
+        return None
+
+    def _reach_lit(self, thr: float, i: int) -> cp_model.IntVar:
+        need = round((thr - self.prep.history.units_earned) * self.s + 0.4999)
+        key = (need, i)
+        if key not in self._reach:
+            v = self.m.new_bool_var(f"reach{need}@{i}")
+            before = sum(self.g[c] * x for c, xs in self.x.items() for j, x in xs.items() if j < i)
+            self.m.add(before >= need).only_enforce_if(v)
+            self._reach[key] = v
+        return self._reach[key]
+
+    # ------------------------------------------------------------------ objectives
+
+    def terms_expr(self) -> cp_model.LinearExprT:
+        return sum(self.y)
+
+    def units_expr(self) -> cp_model.LinearExprT:
+        return sum(self.u[c] * t for c, t in self.taken.items())
+
+    def units_max(self) -> int:
+        return sum(self.u[c] for c in self.taken)
+
+    def fix_terms(self, terms: int) -> None:
+        for i, v in enumerate(self.y):
+            self.m.add(v == int(i < terms))
+
+    def secondary(self, terms: int, placement: dict[str, int]) -> cp_model.LinearExprT:
+        """Spread (max - min load over active fall/spring terms), then earliness; the
+        bounds are hinted from ``placement`` so the hint is complete."""
+        p, m = self.prep, self.m
+        cap = int(max(p.caps or [0]) * self.s) + 1
+        hi = m.new_int_var(0, cap, "load_max")
+        lo = m.new_int_var(0, cap, "load_min")
+        m.add(lo <= hi)
+        loads = [sum(self.u[c] for c, j in placement.items() if j == i) for i in range(terms)]
+        counted = []
+        for i in range(terms):
+            m.add(hi >= self.load[i])
+            if p.active[i] and p.terms[i].season != "summer":
+                m.add(lo <= self.load[i])
+                counted.append(loads[i])
+        m.add_hint(hi, max(loads, default=0))
+        m.add_hint(lo, min(counted, default=0))
+        early = [(i, v) for xs in self.x.values() for i, v in xs.items() if i < terms]
+        return weighted([(hi - lo, cap), (sum(i * v for i, v in early), sum(i for i, _ in early))])
+
+    def fill_strategy(self) -> None:
+        """Depth-first: term by term, courses with the longest chain of dependents first, then
+        those that become available late, then those offered in few terms."""
+        tail = self._tails()
+        est = self.prep.analysis.est
+        order = sorted(
+            (
+                (i, -tail.get(c, 0), -est.get(c, 0), len(xs), c, v)
+                for c, xs in self.x.items()
+                for i, v in xs.items()
+            ),
+            key=lambda t: t[:5],
+        )
+        self.m.add_decision_strategy(
+            [t[5] for t in order], cp_model.CHOOSE_FIRST, cp_model.SELECT_MAX_VALUE
+        )
+
+    def _tails(self) -> dict[str, int]:
+        deps: dict[str, list[str]] = {}
+        for c in self.x:
+            course = self.prep.course(c)
+            for tree in (course.prerequisites, course.corequisites):
+                for node in walk_prereq(tree):
+                    if isinstance(node, CourseCond) and node.course in self.x:
+                        deps.setdefault(node.course, []).append(c)
+        memo: dict[str, int] = {}
+
+        def tail(c: str, seen: frozenset[str]) -> int:
+            if c not in memo:
+                memo[c] = 1 + max(
+                    (tail(d, seen | {c}) for d in deps.get(c, []) if d not in seen), default=0
+                )
+            return memo[c]
+
+        return {c: tail(c, frozenset()) for c in self.x}
+
+    def hint(self, placement: dict[str, int]) -> None:
+        self.m.clear_hints()
+        for c, xs in self.x.items():
+            for i, v in xs.items():
+                self.m.add_hint(v, placement.get(c) == i)
+
+    def run(
+        self,
+        expr: cp_model.LinearExprT | None,
+        seconds: float,
+        dtime: float | None = None,
+        *,
+        fixed_search: bool = False,
+        presolve: bool = True,
+    ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
+        if expr is not None:
+            self.m.minimize(expr)
+        solver = make_solver(seconds, dtime)
+        solver.parameters.linearization_level = 2
+        # Small hinted models: presolve costs more than it saves and, for the balance
+        # stage, measurably worsens the answer found within the budget.
+        solver.parameters.cp_model_presolve = presolve
+        if fixed_search:
+            solver.parameters.search_branching = cp_model.FIXED_SEARCH
+        code = solver.solve(self.m)
+        log.debug(
+            "planner.solve",
+            code=solver.status_name(code),
+            fixed_set=self.fixed_set,
+            ms=round(solver.wall_time * 1000, 1),
+            conflicts=solver.num_conflicts,
+        )
+        return code, solver
+
+    def portfolio(
+        self, expr: cp_model.LinearExprT, seconds: float
+    ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
+        """Short deterministic runs with different settings, then a long one: on tight
+        packings each setting is sometimes fast and sometimes very slow (heavy tails)."""
+        self.m.minimize(expr)
+        deadline = time.perf_counter() + seconds
+        best: tuple[cp_model.CpSolverStatus, cp_model.CpSolver] | None = None
+        for params, dtime in PORTFOLIO:
+            solver = make_solver(max(0.01, deadline - time.perf_counter()), dtime)
+            for key, value in params.items():
+                setattr(solver.parameters, key, value)
+            code = solver.solve(self.m)
+            log.debug(
+                "planner.portfolio",
+                params=params,
+                code=solver.status_name(code),
+                ms=round(solver.wall_time * 1000, 1),
+            )
+            if code in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
+                return code, solver
+            if code == cp_model.FEASIBLE and best is None:
+                best = (code, solver)
+            if time.perf_counter() >= deadline:
+                break
+        return best if best is not None else (code, solver)
+
+    def extract(self, solver: cp_model.CpSolver) -> dict[str, int]:
+        return {c: i for c, xs in self.x.items() for i, v in xs.items() if solver.boolean_value(v)}
+
+    def counts(self, solver: cp_model.CpSolver) -> dict[str, list[str]]:
+        """Every counted course (record included) -> 'PROGRAM/leaf' labels."""
+        out: dict[str, list[str]] = {}
+        for (prog, leaf_id), opts in self.a.items():
+            for c, v in opts:
+                if solver.boolean_value(v):
+                    out.setdefault(c, []).append(f"{prog}/{leaf_id}")
+        return {c: sorted(v) for c, v in out.items()}
+
+
+def capacity_bound(prep: Prep, units: float) -> int:
+    """Fewest terms whose caps hold ``units``."""
+    total = 0.0
+    for i in range(len(prep.terms)):
+        if units <= total + 1e-9:
+            return i
+        if prep.active[i]:
+            total += prep.caps[i]
+    return len(prep.terms) + (0 if units <= total + 1e-9 else 1)

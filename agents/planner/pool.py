@@ -1,0 +1,206 @@
+"""Which courses the planner's models may use: the candidate pool.
+
+Pruning rules (they keep the models small; each can only lose options, never admit an
+invalid plan, and an infeasible answer is re-checked with every usable course):
+
+- a course-set requirement keeps the matching courses that are cheapest to reach (fewest
+  missing prerequisites), then those that count toward more target programs, then low level,
+  up to what the set needs plus ``SET_SLACK``;
+- for an OR prerequisite only the cheapest alternatives are added (ties kept, at most
+  ``ANY_ALTERNATIVES``), unless an alternative is already covered;
+- free electives are offered courses with no prerequisites beyond the record, lowest level
+  first, enough to cover the estimated unit deficit plus ``FILLER_SLACK``, plus a few of every
+  other unit size so exact unit totals stay reachable;
+- with at most ``FULL_POOL_MAX`` usable courses nothing is pruned.
+"""
+
+from __future__ import annotations
+
+import math
+
+from agents.catalog.prereq import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode, ProgramCond
+from agents.planner.prep import INF, Analysis, Prep, walk_prereq
+
+SET_SLACK = 4
+ANY_ALTERNATIVES = 3
+FILLER_SLACK = 4
+FULL_POOL_MAX = 40  # with this few usable courses, skip pruning: the model stays small
+
+
+def cost(prep: Prep, code: str, memo: dict[str, int]) -> int:
+    """Rough number of courses to plan to take ``code`` (itself plus missing prereqs)."""
+    if code in memo:
+        return memo[code]
+    memo[code] = INF  # guards against corequisite cycles
+
+    def need(node: PrereqNode | None) -> int:
+        if node is None:
+            return 0
+        if isinstance(node, CourseCond):
+            if prep.hist_ok(node.course, node.min_grade):
+                return 0
+            return cost(prep, node.course, memo) if prep.plannable(node.course) else INF
+        if isinstance(node, AllOf):
+            return min(INF, sum(need(c) for c in node.all))
+        if isinstance(node, AnyOf):
+            return min(need(c) for c in node.any)
+        if isinstance(node, ProgramCond):
+            return 0 if node.program in prep.program_codes else INF
+        return 0
+
+    c = prep.course(code)
+    memo[code] = min(INF, 1 + need(c.prerequisites) + need(c.corequisites))
+    return memo[code]
+
+
+def build_pool(prep: Prep, full: bool = False) -> None:
+    """Choose the candidate courses; ``full`` (or a small catalog) keeps every usable one."""
+    memo: dict[str, int] = {}
+    reach = prep.analyse({c.code for c in prep.catalog.courses if prep.plannable(c.code)})
+    usable_all = sorted(c for c, e in reach.est.items() if e < INF)
+    prep.full = full or len(usable_all) <= FULL_POOL_MAX
+    programs_of: dict[str, set[str]] = {}
+    code: str | None  # a single-course leaf below may have no matching course
+    for leaf in prep.leaves:
+        for code in leaf.matching:
+            programs_of.setdefault(code, set()).add(leaf.program)
+
+    def usable(code: str) -> bool:
+        return prep.plannable(code) and reach.est.get(code, INF) < INF
+
+    def rank(code: str) -> tuple[object, ...]:
+        c = prep.course(code)
+        return (
+            code not in prep.include and code not in prep.fixed,
+            any(isinstance(n, ConsentCond) for n in walk_prereq(c.prerequisites)),
+            prep.interests.get(code, 0.0) <= 0,
+            cost(prep, code, memo),
+            -len(programs_of.get(code, ())),
+            reach.est.get(code, INF),
+            c.level,
+            c.units,
+            code,
+        )
+
+    pool = {c for c in [*prep.include, *prep.fixed] if prep.plannable(c)}
+    must: set[str] = set(pool)
+    if prep.full:
+        pool.update(usable_all)
+    pool.update(c for c in prep.interests if usable(c) and c in programs_of)
+    for leaf in prep.leaves:
+        if leaf.kind == "course":
+            code = leaf.matching[0] if leaf.matching else None
+            if code is None or prep.hist_ok(code, leaf.min_grade):
+                continue
+            if prep.plannable(code):
+                pool.add(code)
+                if leaf.mandatory:
+                    must.add(code)
+            continue
+        options = sorted((c for c in leaf.matching if usable(c)), key=rank)
+        smallest = min((prep.course(c).units for c in leaf.matching), default=9.0)
+        count = max(leaf.min_courses, math.ceil(leaf.min_units / smallest))
+        pool.update(options[: count + SET_SLACK])
+    _close(prep, pool, memo)
+    _add_fillers(prep, pool, must, reach)
+    _close(prep, pool, memo)
+    prep.pool = sorted(pool)
+    prep.must = must
+    final = prep.analyse(set(prep.pool))
+    prep.analysis = final
+    for code in prep.pool:
+        e = final.est.get(code, INF)
+        prep.allowed[code] = [i for i in prep.allowed_for(code) if i >= e] if e < INF else []
+    for leaf in prep.leaves:
+        leaf.options = [
+            c for c in leaf.matching if prep.hist_ok(c, leaf.min_grade) or prep.allowed.get(c)
+        ]
+
+
+def _close(prep: Prep, pool: set[str], memo: dict[str, int]) -> None:
+    """Add missing prerequisites and corequisites of pool courses (cheapest OR branches)."""
+    work = sorted(pool)
+    while work:
+        code = work.pop()
+        course = prep.course(code)
+        for tree in (course.prerequisites, course.corequisites):
+            for add in _needed(prep, tree, pool, memo):
+                if add not in pool:
+                    pool.add(add)
+                    work.append(add)
+        if any(isinstance(n, ConsentCond) for n in walk_prereq(course.prerequisites)):
+            prep.consent.add(code)
+
+
+def _needed(prep: Prep, node: PrereqNode | None, pool: set[str], memo: dict[str, int]) -> list[str]:
+    if node is None:
+        return []
+    if isinstance(node, CourseCond):
+        ok = prep.hist_ok(node.course, node.min_grade) or not prep.plannable(node.course)
+        return [] if ok else [node.course]
+    if isinstance(node, AllOf):
+        return [c for ch in node.all for c in _needed(prep, ch, pool, memo)]
+    if isinstance(node, AnyOf):
+        branches = [_needed(prep, ch, pool, memo) for ch in node.any]
+        if any(not b or all(c in pool for c in b) for b in branches):
+            return []  # an alternative is already covered; keep the others out
+        scored = sorted((sum(cost(prep, c, memo) for c in b), i) for i, b in enumerate(branches))
+        best = scored[0][0]
+        keep = [i for s, i in scored if s <= best + 1][:ANY_ALTERNATIVES]
+        return [c for i in keep for c in branches[i]]
+    return []
+
+
+def _add_fillers(prep: Prep, pool: set[str], must: set[str], reach: Analysis) -> None:
+    must_units = sum(prep.course(c).units for c in must)
+    set_units = 0.0
+    for leaf in prep.leaves:
+        if leaf.kind == "set":
+            have = [c for c in leaf.matching if prep.hist_ok(c, leaf.min_grade)]
+            have_units = sum(prep.course(c).units for c in have)
+            left_courses = max(0, leaf.min_courses - len(have))
+            left_units = max(0.0, leaf.min_units - have_units)
+            set_units += max(left_courses * 9.0, left_units)
+    planned_units = must_units + set_units
+    mean_cap = max(1.0, sum(prep.caps) / max(1, len(prep.caps)))
+    terms_needed = math.ceil(max(prep.total_needed, planned_units) / mean_cap)
+    active = [i for i in range(len(prep.terms)) if prep.active[i]][:terms_needed]
+    floor_need = sum(prep.floors[i] for i in active)
+    deficit = max(prep.total_needed, floor_need) - planned_units
+    candidates = [
+        c.code
+        for c in prep.catalog.courses
+        if c.code not in pool
+        and prep.plannable(c.code)
+        and reach.est.get(c.code, INF) < INF
+        and not any(
+            isinstance(n, CourseCond) and not prep.hist_ok(n.course, n.min_grade)
+            for n in walk_prereq(c.prerequisites) + walk_prereq(c.corequisites)
+        )
+        # A free elective needs no one's signature: consent courses (independent study)
+        # would turn a clean plan into one with an approval to chase.
+        and not any(isinstance(n, ConsentCond) for n in walk_prereq(c.prerequisites))
+    ]
+
+    def rank(code: str) -> tuple[object, ...]:
+        c = prep.course(code)
+        return (
+            c.prerequisites is not None,
+            -len(prep.offered_positions(code)),
+            c.level,
+            -prep.interests.get(code, 0.0),
+            c.units,
+            code,
+        )
+
+    candidates.sort(key=rank)
+    smallest = min((prep.course(c).units for c in candidates), default=9.0)
+    count = max(0, math.ceil(max(0.0, deficit) / max(smallest, 1.0))) + FILLER_SLACK
+    pool.update(candidates[:count])
+    # A few of every other unit size, so that exact unit totals stay reachable (a total
+    # the pool cannot hit exactly is also one the solver struggles to prove optimal).
+    by_units: dict[float, list[str]] = {}
+    for code in candidates[count:]:
+        by_units.setdefault(prep.course(code).units, []).append(code)
+    for codes in by_units.values():
+        pool.update(codes[: min(count, FILLER_SLACK)])

@@ -1,0 +1,484 @@
+"""Planner preparation: the horizon, the student's record, requirements, earliest terms.
+
+Everything here is plain Python (no solver). ``Prep`` holds what the CP-SAT models in
+``planner_model`` and ``planner_select`` need: the terms with their caps and floors, the
+record's credit, the compiled requirement trees, the candidate pool (``planner_pool``) with
+the positions each course may take (offered, not away, at or after its earliest term), and
+the earliest-term analysis reused by the infeasibility reasons (chains, offerings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from agents.catalog.model import (
+    AllOfRequirement,
+    Catalog,
+    Course,
+    CourseRequirement,
+    CourseSetRequirement,
+    NOfRequirement,
+    Program,
+    RequirementNode,
+)
+from agents.catalog.prereq import (
+    AllOf,
+    AnyOf,
+    ConsentCond,
+    CourseCond,
+    PrereqNode,
+    ProgramCond,
+    StandingCond,
+    UnitsCond,
+)
+from agents.catalog.student import StudentRecord
+from agents.catalog.terms import Term
+from agents.errors import PlanningError
+
+INF = 10**6
+IN_PROGRESS_POINTS = 99.0  # an in-progress course is assumed passed with any grade needed
+
+
+# --------------------------------------------------------------------------- history
+
+
+@dataclass
+class History:
+    """What the record already gives: credit per course and units earned."""
+
+    passed: set[str]  # credit earned, or in progress (assumed passed)
+    points: dict[str, float]  # best graded (not pass/fail) points; in progress: any grade
+    have: set[str]  # courses whose planned retake earns no new units (the audit's view)
+    units_earned: float
+
+    def ok(self, course: str, min_grade: str | None, catalog: Catalog) -> bool:
+        """Whether the record satisfies ``course`` at ``min_grade`` (in progress: assumed)."""
+        if min_grade is None:
+            return course in self.passed
+        pts = self.points.get(course)
+        return pts is not None and pts >= catalog.grade_by_symbol[min_grade].points
+
+
+def read_history(catalog: Catalog, student: StudentRecord) -> History:
+    """Credit from completed passing attempts and in-progress attempts (assumed passed).
+
+    A pass/fail attempt earns credit but never meets a minimum grade (as in the audit).
+    Units earned come from ``StudentRecord.units_earned`` so planner and audit agree.
+    """
+    passed: set[str] = set()
+    points: dict[str, float] = {}
+    for a in student.courses:
+        if a.status == "in_progress":
+            pts = IN_PROGRESS_POINTS
+        elif catalog.grade_meets(a.grade, None):
+            passed.add(a.course)
+            if a.pass_fail or a.grade == "P" or a.grade is None:
+                continue
+            pts = catalog.grade_by_symbol[a.grade].points
+        else:
+            continue
+        passed.add(a.course)
+        points[a.course] = max(points.get(a.course, -1.0), pts)
+    return History(
+        passed=passed,
+        points=points,
+        have=student.earned_courses(catalog, include_in_progress=True),
+        units_earned=student.units_earned(catalog, include_in_progress=True),
+    )
+
+
+# --------------------------------------------------------------------------- horizon
+
+
+def horizon(first: Term, last: Term, include_summer: bool) -> list[Term]:
+    """Terms from ``first`` to ``last`` inclusive; summers only when asked."""
+    out: list[Term] = []
+    t = first
+    if t.season == "summer" and not include_summer:
+        t = t.next_regular()
+    while t <= last:
+        out.append(t)
+        t = t.next_regular(include_summer)
+    return out
+
+
+def default_latest(first: Term) -> Term:
+    t = first
+    for _ in range(11):
+        t = t.next_regular()
+    return t
+
+
+def parse_term(text: str, what: str) -> Term:
+    try:
+        return Term.parse(text)
+    except ValueError as exc:
+        raise PlanningError(f"{what}: {exc}") from None
+
+
+def describe_offering(course: Course) -> str:
+    """'fall only', 'fall of odd years', 'spring and fall'."""
+    seasons = " and ".join(s for s in ("spring", "summer", "fall") if s in course.offered.terms)
+    if course.offered.years == "every":
+        return f"only in {seasons}" if len(course.offered.terms) == 1 else f"in {seasons}"
+    return f"only in {seasons} of {course.offered.years} years"
+
+
+# --------------------------------------------------------------------------- requirements
+
+
+@dataclass
+class Leaf:
+    """A requirement leaf of one program, with the courses that may count toward it."""
+
+    program: str
+    id: str
+    kind: Literal["course", "set"]
+    min_courses: int
+    min_units: float
+    min_grade: str | None
+    mandatory: bool  # on an all-of path from the root
+    matching: list[str] = field(default_factory=list)  # every catalog course that matches
+    options: list[str] = field(default_factory=list)  # kept after pruning (history + pool)
+
+    @property
+    def label(self) -> str:
+        return f"{self.program}/{self.id}"
+
+
+@dataclass
+class ReqTree:
+    """A requirement node compiled for the model."""
+
+    kind: Literal["leaf", "all", "n_of"]
+    id: str
+    leaf: Leaf | None = None
+    n: int = 0
+    children: list[ReqTree] = field(default_factory=list)
+
+
+def compile_requirements(catalog: Catalog, program: Program) -> tuple[ReqTree, list[Leaf]]:
+    leaves: list[Leaf] = []
+
+    def walk(node: RequirementNode, mandatory: bool) -> ReqTree:
+        if isinstance(node, AllOfRequirement):
+            kids = [walk(c, mandatory) for c in node.children]
+            return ReqTree("all", node.id, children=kids)
+        if isinstance(node, NOfRequirement):
+            every = mandatory and node.n >= len(node.children)
+            kids = [walk(c, every) for c in node.children]
+            return ReqTree("n_of", node.id, n=node.n, children=kids)
+        if isinstance(node, CourseRequirement):
+            leaf = Leaf(program.code, node.id, "course", 1, 0.0, node.min_grade, mandatory)
+            leaf.matching = [node.course] if node.course in catalog.course_by_code else []
+        else:
+            assert isinstance(node, CourseSetRequirement)
+            leaf = Leaf(
+                program.code,
+                node.id,
+                "set",
+                node.min_courses or 0,
+                node.min_units or 0.0,
+                node.min_grade,
+                mandatory,
+            )
+            cache = catalog_index(catalog).matching
+            key = (program.code, node.id)
+            if key not in cache:
+                cache[key] = sorted(c.code for c in catalog.courses if node.matches(c))
+            leaf.matching = list(cache[key])
+        leaves.append(leaf)
+        return ReqTree("leaf", node.id, leaf=leaf)
+
+    return walk(program.requirement, True), leaves
+
+
+def sharing_limits(programs: Sequence[Program]) -> list[tuple[str, str, int]]:
+    """(program, other, max shared courses) for each pair that has a limit."""
+    out: list[tuple[str, str, int]] = []
+    for i, p in enumerate(programs):
+        for q in programs[i + 1 :]:
+            limits = [
+                lim.max_courses
+                for a, b in ((p, q), (q, p))
+                for lim in a.sharing
+                if lim.with_program in (None, b.code) and lim.with_kind in (None, b.kind)
+            ]
+            if limits:
+                out.append((p.code, q.code, min(limits)))
+    return out
+
+
+# --------------------------------------------------------------------------- prerequisites
+
+
+def walk_prereq(node: PrereqNode | None) -> list[PrereqNode]:
+    out: list[PrereqNode] = []
+    if node is None:
+        return out
+    out.append(node)
+    if isinstance(node, AllOf):
+        for c in node.all:
+            out.extend(walk_prereq(c))
+    elif isinstance(node, AnyOf):
+        for c in node.any:
+            out.extend(walk_prereq(c))
+    return out
+
+
+@dataclass
+class CatalogIndex:
+    """Facts about a catalog that every plan reuses (computed once per catalog object)."""
+
+    antireqs: dict[str, set[str]]  # both directions
+    prereq_grades: dict[str, list[str]]  # course -> minimum grades prerequisites ask of it
+    matching: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # leaf -> courses
+
+
+_INDEX: dict[int, tuple[Catalog, CatalogIndex]] = {}
+
+
+def catalog_index(catalog: Catalog) -> CatalogIndex:
+    """The catalog's index; keyed by identity (the catalog is kept alive with its entry)."""
+    hit = _INDEX.get(id(catalog))
+    if hit is not None and hit[0] is catalog:
+        return hit[1]
+    antireqs: dict[str, set[str]] = {c.code: set(c.antirequisites) for c in catalog.courses}
+    grades: dict[str, list[str]] = {}
+    for c in catalog.courses:
+        for other in c.antirequisites:
+            antireqs.setdefault(other, set()).add(c.code)
+        for tree in (c.prerequisites, c.corequisites):
+            for n in walk_prereq(tree):
+                if isinstance(n, CourseCond) and n.min_grade:
+                    grades.setdefault(n.course, []).append(n.min_grade)
+    for code, others in antireqs.items():
+        others.discard(code)
+    if len(_INDEX) >= 8:
+        _INDEX.clear()
+    index = CatalogIndex(antireqs, grades)
+    _INDEX[id(catalog)] = (catalog, index)
+    return index
+
+
+def min_grades_for(catalog: Catalog, leaves: Sequence[Leaf]) -> dict[str, list[str]]:
+    """Every minimum grade that any prerequisite or requirement leaf asks of a course."""
+    out = {k: list(v) for k, v in catalog_index(catalog).prereq_grades.items()}
+    for leaf in leaves:
+        if leaf.min_grade:
+            for code in leaf.matching:
+                out.setdefault(code, []).append(leaf.min_grade)
+    return out
+
+
+@dataclass
+class Analysis:
+    """Earliest positions and the reason behind them, for one course universe."""
+
+    est: dict[str, int]
+    why: dict[str, str | None]  # course whose completion bound the earliest term
+
+
+class Prep:
+    """Everything the model needs, built once per ``plan`` call and horizon."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        student: StudentRecord,
+        programs: Sequence[Program],
+        terms: list[Term],
+        away: set[str],
+        caps: list[float],
+        floors: list[float],
+        *,
+        include: Sequence[str] = (),
+        avoid: Sequence[str] = (),
+        fixed: dict[str, str] | None = None,
+        interests: dict[str, float] | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.student = student
+        self.programs = list(programs)
+        self.program_codes = {p.code for p in programs} | set(student.programs)
+        self.terms = terms
+        self.away = away
+        self.caps = caps
+        self.floors = floors
+        self.include = sorted(set(include))
+        self.avoid = set(avoid)
+        self.fixed = dict(fixed or {})
+        self.not_in: dict[str, set[str]] = {}
+        self.exclusive: dict[str, list[tuple[str, str]]] = {}
+        self.interests = dict(interests or {})
+        self.history = read_history(catalog, student)
+        self.trees: dict[str, ReqTree] = {}
+        self.leaves: list[Leaf] = []
+        for p in self.programs:
+            tree, leaves = compile_requirements(catalog, p)
+            self.trees[p.code] = tree
+            self.leaves.extend(leaves)
+        self.sharing = self.sharing_pairs(self.programs)
+        totals = [p.total_units for p in self.programs if p.total_units]
+        self.total_units = max(totals) if totals else 0.0
+        self.total_needed = max(0.0, self.total_units - self.history.units_earned)
+        self.min_grades = min_grades_for(catalog, self.leaves)
+        self.active = [t.code not in away for t in terms]
+        self.consent: set[str] = set()
+        self.pool: list[str] = []
+        self.must: set[str] = set()
+        self.allowed: dict[str, list[int]] = {}
+        self.analysis = Analysis({}, {})
+        self.full = False
+        self.pins: set[tuple[str, str, str]] = set()  # (program, leaf id, course) from the audit
+        # Leaves (program, leaf id) whose planned courses must come first in the audit's order.
+        self.orders: set[tuple[str, str]] = set()
+
+    def demand(self, program: str, code: str) -> int:
+        """How many leaves of ``program`` a course matches (the audit fills low first)."""
+        return sum(code in leaf.matching for leaf in self.leaves if leaf.program == program)
+
+    def leaf(self, program: str, leaf_id: str) -> Leaf:
+        return next(x for x in self.leaves if x.program == program and x.id == leaf_id)
+
+    @staticmethod
+    def sharing_pairs(programs: Sequence[Program]) -> list[tuple[str, str, int]]:
+        return sharing_limits(programs)
+
+    # ------------------------------------------------------------------ basic facts
+
+    def course(self, code: str) -> Course:
+        return self.catalog.course_by_code[code]
+
+    def hist_ok(self, code: str, min_grade: str | None) -> bool:
+        return self.history.ok(code, min_grade, self.catalog)
+
+    def retake_needed(self, code: str) -> bool:
+        """Earned, but below a minimum grade some prerequisite or requirement asks for."""
+        return any(not self.hist_ok(code, g) for g in self.min_grades.get(code, []))
+
+    def plannable(self, code: str) -> bool:
+        if code in self.avoid or code not in self.catalog.course_by_code:
+            return False
+        if code not in self.history.passed:
+            return not self._antireq_earned(code)
+        return self.course(code).repeatable or self.retake_needed(code)
+
+    def _antireq_earned(self, code: str) -> bool:
+        return any(other in self.history.passed for other in self.antireqs(code))
+
+    def antireqs(self, code: str) -> set[str]:
+        return catalog_index(self.catalog).antireqs.get(code, set())
+
+    def gain(self, code: str) -> float:
+        """Units a planned attempt adds toward the degree total (0 for a grade-raising retake)."""
+        course = self.course(code)
+        if course.repeatable or code not in self.history.have:
+            return course.units
+        return 0.0
+
+    def offered_positions(self, code: str) -> list[int]:
+        c = self.course(code)
+        return [i for i, t in enumerate(self.terms) if self.active[i] and c.offered.offered_in(t)]
+
+    def units_reachable(self, threshold: float, position: int) -> bool:
+        """Whether ``threshold`` units can be complete before ``position`` at full loads."""
+        cap = sum(self.caps[j] for j in range(position) if self.active[j])
+        return self.history.units_earned + cap >= threshold
+
+    def threshold(self, node: StandingCond | UnitsCond) -> float:
+        """Units completed that a standing or units condition asks for."""
+        if isinstance(node, UnitsCond):
+            return node.units_completed
+        t = self.catalog.standing_thresholds
+        return {
+            "first_year": 0.0,
+            "sophomore": t.sophomore,
+            "junior": t.junior,
+            "senior": t.senior,
+        }[node.standing]
+
+    # ------------------------------------------------------------------ earliest terms
+
+    def analyse(self, universe: set[str]) -> Analysis:
+        """Earliest position of each course in ``universe`` (INF: not within the horizon)."""
+        est: dict[str, int] = {}
+        why: dict[str, str | None] = {}
+        busy: set[str] = set()
+
+        def ready(node: PrereqNode | None, strict: bool) -> tuple[int, str | None]:
+            if node is None:
+                return 0, None
+            if isinstance(node, CourseCond):
+                if self.hist_ok(node.course, node.min_grade):
+                    return 0, None
+                if node.course not in universe:
+                    return INF, node.course
+                e = earliest(node.course)
+                if e >= INF:
+                    return INF, node.course
+                return (e + 1 if strict else e), node.course
+            if isinstance(node, AllOf):
+                parts = [ready(c, strict) for c in node.all]
+                return max(parts, key=lambda p: p[0])
+            if isinstance(node, AnyOf):
+                parts = [ready(c, strict) for c in node.any]
+                return min(parts, key=lambda p: p[0])
+            if isinstance(node, StandingCond | UnitsCond):
+                thr = self.threshold(node)
+                for i in range(len(self.terms)):
+                    if self.units_reachable(thr, i):
+                        return i, None
+                return INF, None
+            if isinstance(node, ProgramCond):
+                return (0 if node.program in self.program_codes else INF), None
+            assert isinstance(node, ConsentCond)
+            return 0, None
+
+        def earliest(code: str) -> int:
+            if code in est:
+                return est[code]
+            if code in busy:  # a corequisite cycle: optimistic, still a lower bound
+                return 0
+            busy.add(code)
+            c = self.course(code)
+            r1, w1 = ready(c.prerequisites, True)
+            r2, w2 = ready(c.corequisites, False)
+            r, w = (r1, w1) if r1 >= r2 else (r2, w2)
+            positions = [i for i in self.allowed_for(code) if i >= r]
+            busy.discard(code)
+            est[code] = positions[0] if positions and r < INF else INF
+            why[code] = w
+            return est[code]
+
+        for code in sorted(universe):
+            earliest(code)
+        return Analysis(est, why)
+
+    def allowed_for(self, code: str) -> list[int]:
+        if code in self.fixed:
+            code_term = self.fixed[code]
+            return [i for i in self.offered_positions(code) if self.terms[i].code == code_term]
+        barred = self.not_in.get(code, set())
+        return [i for i in self.offered_positions(code) if self.terms[i].code not in barred]
+
+    def chain(self, code: str, analysis: Analysis) -> list[str]:
+        """The prerequisite chain ending in ``code`` that bounds its earliest term."""
+        out = [code]
+        seen = {code}
+        while (w := analysis.why.get(out[0])) is not None and w not in seen:
+            if self.hist_ok(w, None) and w not in analysis.est:
+                break
+            out.insert(0, w)
+            seen.add(w)
+        return out
+
+    # ------------------------------------------------------------------ the pool
+
+    def build_pool(self, full: bool = False) -> None:
+        """Choose the candidate courses (see ``planner_pool``)."""
+        from agents.planner.pool import build_pool
+
+        build_pool(self, full)

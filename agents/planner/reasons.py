@@ -1,0 +1,303 @@
+"""Planner setup and the readable reasons behind an infeasible plan.
+
+``PlanSetup`` parses the constraints once per ``plan`` call and builds a ``Prep`` for any
+horizon. The reasons come from simple analyses a person can check by hand, run before the
+solver: contradictions in the request (include and avoid, fixed terms), required courses
+whose prerequisite chain or offering pattern does not fit before the end term, remaining
+units that do not fit under the caps, course sets with too few takeable courses. When none
+applies and the solver still finds no plan, ``diagnose`` relaxes one constraint at a time
+(course limit, floors, fixed placements, included courses, sharing limits, each added
+program, the cap) and names the first whose relaxation makes a plan possible.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from agents.catalog.model import Catalog, Program
+from agents.catalog.student import StudentRecord
+from agents.catalog.terms import Term
+from agents.errors import PlanningError
+from agents.planner.model import Solution
+from agents.planner.prep import (
+    INF,
+    Prep,
+    default_latest,
+    describe_offering,
+    horizon,
+    parse_term,
+)
+
+if TYPE_CHECKING:
+    from agents.planner.plan import PlanConstraints
+
+Solver = Callable[[Prep, "PlanSetup", float, bool], Solution]
+
+
+# --------------------------------------------------------------------------- setup
+
+
+class PlanSetup:
+    """Parsed constraints shared by every solve of one ``plan`` call."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        student: StudentRecord,
+        programs: Sequence[str],
+        c: PlanConstraints,
+    ) -> None:
+        self.catalog, self.student, self.c = catalog, student, c
+        self.programs: list[Program] = [catalog.program(p) for p in dict.fromkeys(programs)]
+        if not self.programs:
+            raise PlanningError("no target programs; pass at least one program code")
+        current = parse_term(student.current_term, "student current_term")
+        self.current = current
+        self.first = (
+            parse_term(c.first_term, "first_term")
+            if c.first_term
+            else current.next_regular(c.include_summer)
+        )
+        latest = parse_term(c.latest_term, "latest_term") if c.latest_term else None
+        self.latest: Term = latest or default_latest(self.first)
+        self.target = parse_term(c.target_term, "target_term") if c.target_term else None
+        if self.latest < self.first:
+            raise PlanningError(
+                f"latest_term {self.latest.code!r} is before first_term {self.first.code!r}"
+            )
+        self.away = {parse_term(t, "terms_away").code for t in [*student.terms_away, *c.terms_away]}
+        self.fixed = {k: parse_term(v, f"fixed[{k!r}]").code for k, v in c.fixed.items()}
+        for what, codes in (("include", c.include), ("avoid", c.avoid), ("fixed", self.fixed)):
+            for code in codes:
+                if code not in catalog.course_by_code:
+                    raise PlanningError(f"{what}: unknown course {code!r}")
+
+    def prep(self, end: Term, full: bool = False) -> Prep:
+        terms = horizon(self.first, end, self.c.include_summer)
+        caps = [self.c.term_max_units.get(t.code, self.c.max_units_per_term) for t in terms]
+        floors = [
+            self.c.term_min_units.get(
+                t.code, self.c.min_units_per_term if t.season != "summer" else 0.0
+            )
+            for t in terms
+        ]
+        interests = {k: v for k, v in self.c.interests.items() if k in self.catalog.course_by_code}
+        prep = Prep(
+            self.catalog,
+            self.student,
+            self.programs,
+            terms,
+            self.away,
+            caps,
+            floors,
+            include=self.c.include,
+            avoid=self.c.avoid,
+            fixed=self.fixed,
+            interests=interests,
+        )
+        prep.total_needed = max(prep.total_needed, self.c.min_units_planned)
+        prep.not_in = {c: set(ts) for c, ts in self.c.not_in_term.items()}
+        prep.exclusive = {t: list(pairs) for t, pairs in self.c.exclusive_pairs.items()}
+        prep.build_pool(full)
+        return prep
+
+
+# --------------------------------------------------------------------------- reasons
+
+
+def input_reasons(setup: PlanSetup, prep: Prep) -> list[str]:
+    """Contradictions in what was asked: include/avoid, fixed terms, avoided requirements."""
+    out: list[str] = []
+    c = setup.c
+    for code in sorted(set(c.include) & set(c.avoid)):
+        out.append(f"{code} is both on the include list and on the avoid list")
+    term_codes = {t.code for t in prep.terms}
+    for code, term in sorted(setup.fixed.items()):
+        course = prep.course(code)
+        if term not in term_codes:
+            out.append(
+                f"{code} is fixed in {term}, outside the planned terms "
+                f"{prep.terms[0].code}..{prep.terms[-1].code}"
+            )
+        elif term in setup.away:
+            out.append(f"{code} is fixed in {term}, a term the student is away")
+        elif not course.offered.offered_in(Term.parse(term)):
+            out.append(f"{code} is fixed in {term} but is offered {describe_offering(course)}")
+        elif not prep.plannable(code):
+            out.append(f"{code} is fixed in {term} but is already complete")
+    for leaf in prep.leaves:
+        if leaf.mandatory and leaf.kind == "course" and leaf.matching:
+            code = leaf.matching[0]
+            if code in prep.avoid and not prep.hist_ok(code, leaf.min_grade):
+                out.append(f"{code} is required by {leaf.label} but is on the avoid list")
+    return out
+
+
+def analysis_reasons(setup: PlanSetup, prep: Prep, end: Term) -> list[str]:
+    """Chains, offerings and unit capacity checked without the solver."""
+    out: list[str] = []
+    end_word = "the target " + end.code if setup.target == end else end.code
+    active = [i for i in range(len(prep.terms)) if prep.active[i]]
+    missing = sorted(c for c in prep.must if not prep.allowed.get(c))
+    if missing:
+        ext_end = Term.from_index(end.index + 3 * 8)
+        wide = wide_prep(setup, ext_end)
+        analysis = wide.analyse({c.code for c in prep.catalog.courses if wide.plannable(c.code)})
+        covered: set[str] = set()
+        # Longest chains first; a course already inside a reported chain adds nothing.
+        for code in sorted(missing, key=lambda c: (-analysis.est.get(c, INF), c)):
+            if code in covered:
+                continue
+            chain = wide.chain(code, analysis)
+            chain = [c for c in chain if not wide.hist_ok(c, None) or c == code]
+            covered.update(chain)
+            pos = analysis.est.get(code, INF)
+            course = prep.course(code)
+            if len(chain) <= 1 or not prep.offered_positions(code):
+                nxt = wide.terms[pos].code if pos < INF else None
+                when = (
+                    f"its next offering is {nxt}, after {end_word}"
+                    if nxt
+                    else ("it has no offering in the next terms")
+                )
+                if prep.offered_positions(code):
+                    when = f"it cannot be taken by {end_word}"
+                out.append(f"{code} is offered {describe_offering(course)}; {when}")
+                continue
+            if pos < INF:
+                more = sum(1 for i in range(pos + 1) if wide.active[i])
+                out.append(
+                    f"the prerequisite chain {' -> '.join(chain)} needs {more} more terms "
+                    f"({code} no earlier than {wide.terms[pos].code}) but only "
+                    f"{_remain(len(active))} through {end_word}"
+                )
+            else:
+                out.append(
+                    f"the prerequisite chain {' -> '.join(chain)} cannot be completed: "
+                    f"{chain[0]} cannot be taken"
+                )
+    must_units = sum(prep.course(c).units for c in prep.must)
+    need = max(prep.total_needed, must_units)
+    capacity = sum(prep.caps[i] for i in active)
+    if need > capacity + 1e-9:
+        cap = max(prep.caps) if prep.caps else 0.0
+        terms_needed = math.ceil(need / cap) if cap else INF
+        out.append(
+            f"{need:g} remaining units need {terms_needed} terms at {cap:g} units, only "
+            f"{_remain(len(active))} through {end_word}"
+        )
+    for leaf in prep.leaves:
+        if not leaf.mandatory or leaf.kind != "set":
+            continue
+        count = len(leaf.options)
+        units = sum(prep.course(c).units for c in leaf.options)
+        if count < leaf.min_courses or units + 1e-9 < leaf.min_units:
+            out.append(
+                f"{leaf.label} cannot be met: only {count} matching courses can be taken by "
+                f"{end_word}"
+            )
+    return out
+
+
+def _remain(n: int) -> str:
+    return f"{n} remains" if n == 1 else f"{n} remain"
+
+
+def wide_prep(setup: PlanSetup, end: Term) -> Prep:
+    terms = horizon(setup.first, end, setup.c.include_summer)
+    caps = [setup.c.term_max_units.get(t.code, setup.c.max_units_per_term) for t in terms]
+    prep = Prep(
+        setup.catalog,
+        setup.student,
+        setup.programs,
+        terms,
+        setup.away,
+        caps,
+        [0.0] * len(terms),
+        avoid=setup.c.avoid,
+        fixed=setup.fixed,
+    )
+    prep.total_needed = max(prep.total_needed, setup.c.min_units_planned)
+    return prep
+
+
+def diagnose(setup: PlanSetup, end: Term, deadline: float, solve: Solver) -> list[str]:
+    """Relax one constraint at a time; the first relaxation that helps names the culprit."""
+    c = setup.c
+    codes = [p.code for p in setup.programs]
+    probes: list[tuple[str, dict[str, object], list[str], bool]] = []
+    if c.max_courses_per_term is not None:
+        probes.append(
+            (
+                f"the limit of {c.max_courses_per_term} courses per term is too tight",
+                {"max_courses_per_term": None},
+                codes,
+                False,
+            )
+        )
+    if c.min_units_per_term or c.term_min_units:
+        probes.append(
+            (
+                "the minimum load per term cannot be met with courses whose "
+                "prerequisites and offerings fit",
+                {"min_units_per_term": 0.0, "term_min_units": {}},
+                codes,
+                False,
+            )
+        )
+    if c.fixed:
+        probes.append(("the fixed course placements cannot be kept", {"fixed": {}}, codes, False))
+    if c.include:
+        probes.append(("the included courses do not fit", {"include": []}, codes, False))
+    for p in setup.programs:
+        for q in setup.programs:
+            if p.code < q.code and any(
+                {a, b} == {p.code, q.code} for a, b, _ in Prep.sharing_pairs(setup.programs)
+            ):
+                probes.append(
+                    (
+                        f"{p.code} and {q.code} cannot both be completed within the "
+                        "limit on courses shared between them",
+                        {},
+                        codes,
+                        True,
+                    )
+                )
+    majors = [p for p in setup.programs if p.kind == "major"]
+    for p in setup.programs:
+        if len(setup.programs) > 1 and (p.kind != "major" or len(majors) > 1):
+            rest = [x for x in codes if x != p.code]
+            probes.append(
+                (
+                    f"{p.code} cannot be completed together with {', '.join(rest)} by {end.code}",
+                    {},
+                    rest,
+                    False,
+                )
+            )
+    probes.append(
+        (
+            f"the unit cap of {c.max_units_per_term:g} per term is too low for the "
+            f"remaining courses by {end.code}",
+            {"max_units_per_term": c.max_units_per_term * 1.5, "term_max_units": {}},
+            codes,
+            False,
+        )
+    )
+    for text, change, programs, no_sharing in probes:
+        if time.perf_counter() >= deadline:
+            break
+        relaxed = c.model_copy(update=change)
+        s2 = PlanSetup(setup.catalog, setup.student, programs, relaxed)
+        prep = s2.prep(end)
+        if no_sharing:
+            prep.sharing = []
+        if input_reasons(s2, prep) or analysis_reasons(s2, prep, end):
+            continue
+        sol = solve(prep, s2, min(2.0, deadline - time.perf_counter()), True)
+        if sol.status in ("optimal", "feasible"):
+            return [text]
+    return []

@@ -1,0 +1,291 @@
+"""Requirement encoding shared by the planner's CP-SAT models, and the course-set model.
+
+``encode_requirements`` posts, for any map course -> "taken" literal, the constraints that
+the taken courses (plus the record) satisfy every target program: ``a[p,l,c]`` says course
+``c`` counts toward leaf ``l`` of program ``p``; a course counts toward at most one leaf per
+program; set leaves need ``min_courses`` / ``min_units``; all-of and n-of nodes combine
+children; a sharing limit ``k`` between two programs bounds the courses counted by both.
+
+``SelectionModel`` is the time-free relaxation of the plan: which courses to take so that
+requirements, the unit total, anti-requisites and prerequisite closure (a course's
+prerequisite courses are taken or on the record) hold, with the fewest units. Its optimum
+is a lower bound on the units of any plan, and its answer seeds the term assignment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ortools.sat.python import cp_model
+
+from agents.catalog.prereq import AllOf, AnyOf, CourseCond, PrereqNode, ProgramCond
+from agents.planner.prep import Prep, ReqTree
+
+Lit = cp_model.IntVar
+SEED = 20260901
+FLOOR_TABLE_MAX = 20000  # subset-sum table size limit (scaled units)
+
+
+def make_solver(seconds: float, dtime: float | None = None) -> cp_model.CpSolver:
+    """One worker and a fixed seed: the same model always gives the same answer."""
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.random_seed = SEED
+    solver.parameters.max_time_in_seconds = max(0.01, seconds)
+    # Ctrl-C belongs to the pipeline runner (checkpoint, then stop), not to the solver.
+    solver.parameters.catch_sigint_signal = False
+    if dtime is not None:
+        solver.parameters.max_deterministic_time = dtime
+    return solver
+
+
+def weighted(parts: list[tuple[cp_model.LinearExpr | int, int]]) -> cp_model.LinearExpr | int:
+    """``parts`` in priority order, each (expression >= 0, its upper bound): one objective
+    whose weights make every part dominate all later ones."""
+    weight = 1
+    expr: cp_model.LinearExpr | int = 0
+    for e, ub in reversed(parts):
+        expr = expr + weight * e
+        weight *= ub + 1
+    return expr
+
+
+def encode_requirements(
+    m: cp_model.CpModel, p: Prep, taken: dict[str, Lit], scale: int
+) -> dict[tuple[str, str], list[tuple[str, Lit]]]:
+    """Post the requirement constraints; returns (program, leaf id) -> [(course, a-literal)]."""
+    per_course: dict[tuple[str, str], list[Lit]] = {}
+    out: dict[tuple[str, str], list[tuple[str, Lit]]] = {}
+    for leaf in p.leaves:
+        opts: list[tuple[str, Lit]] = []
+        for c in leaf.options:
+            if not p.hist_ok(c, leaf.min_grade) and c not in taken:
+                continue
+            v = m.new_bool_var(f"a[{leaf.label},{c}]")
+            if not p.hist_ok(c, leaf.min_grade):
+                m.add_implication(v, taken[c])
+            if (leaf.program, leaf.id, c) in p.pins:
+                # The degree audit puts this course here whenever it is taken; follow it.
+                m.add(v == (taken[c] if c in taken and not p.hist_ok(c, leaf.min_grade) else 1))
+            opts.append((c, v))
+            per_course.setdefault((leaf.program, c), []).append(v)
+        out[(leaf.program, leaf.id)] = opts
+    for vs in per_course.values():
+        if len(vs) > 1:
+            m.add_at_most_one(vs)
+    for prog, leaf_id in sorted(p.orders):
+        # The audit takes a planned course that fewer of the program's leaves want before
+        # one that more want: if it is taken, it counts here whenever a busier one does.
+        in_taken = {c: v for c, v in out.get((prog, leaf_id), []) if c in taken}
+        for c1, v1 in in_taken.items():
+            for c2, v2 in in_taken.items():
+                if p.demand(prog, c2) < p.demand(prog, c1):
+                    m.add(v2 == 1).only_enforce_if([v1, taken[c2]])
+
+    def tree(prog: str, node: ReqTree, enf: Lit | None) -> None:
+        if node.kind == "all":
+            for ch in node.children:
+                tree(prog, ch, enf)
+            return
+        if node.kind == "n_of":
+            kids = []
+            for ch in node.children:
+                v = m.new_bool_var(f"sat[{prog}/{ch.id}]")
+                tree(prog, ch, v)
+                kids.append(v)
+            ct = m.add(sum(kids) >= node.n)
+            if enf is not None:
+                ct.only_enforce_if(enf)
+            return
+        leaf = node.leaf
+        assert leaf is not None
+        opts = out[(prog, leaf.id)]
+        cts = []
+        if leaf.kind == "course" or leaf.min_courses:
+            need = 1 if leaf.kind == "course" else leaf.min_courses
+            cts.append(m.add(sum(v for _, v in opts) >= need))
+        if leaf.min_units:
+            units = round(leaf.min_units * scale + 0.4999)
+            cts.append(m.add(sum(round(p.course(c).units * scale) * v for c, v in opts) >= units))
+        if enf is not None:
+            for ct in cts:
+                ct.only_enforce_if(enf)
+
+    for prog, root in p.trees.items():
+        tree(prog, root, None)
+    for p1, p2, k in p.sharing:
+        shared = []
+        for c in sorted({c for (pr, c) in per_course if pr == p1}):
+            if (p2, c) not in per_course:
+                continue
+            s = m.new_bool_var(f"share[{p1},{p2},{c}]")
+            m.add(s >= sum(per_course[(p1, c)]) + sum(per_course[(p2, c)]) - 1)
+            shared.append(s)
+        if shared:
+            m.add(sum(shared) <= k)
+    return out
+
+
+def encode_total_and_antirequisites(
+    m: cp_model.CpModel, p: Prep, taken: dict[str, Lit], gain: dict[str, int], scale: int
+) -> None:
+    if p.total_needed > 0:
+        m.add(sum(gain[c] * t for c, t in taken.items()) >= round(p.total_needed * scale + 0.4999))
+    done: set[tuple[str, str]] = set()
+    for c in sorted(taken):
+        for d in sorted(p.antireqs(c)):
+            if d in taken and (d, c) not in done:
+                done.add((c, d))
+                m.add(taken[c] + taken[d] <= 1)
+
+
+def units_floor(p: Prep, units: dict[str, int], gain: dict[str, int], scale: int) -> int | None:
+    """Fewest units (scaled) any plan can carry: the required courses plus the cheapest
+    subset of the other candidates whose new units reach the degree total (a subset-sum
+    table). Requirements are ignored, so this is a lower bound; it captures what LP bounds
+    miss, e.g. that 9- and 12-unit courses can only add multiples of 3. None: unreachable.
+    """
+    usable = [c for c in p.pool if p.allowed.get(c)]
+    must = [c for c in usable if c in p.must]
+    base_units = sum(units[c] for c in must)
+    need = round(p.total_needed * scale + 0.4999) - sum(gain[c] for c in must)
+    if need <= 0:
+        return base_units
+    if need > FLOOR_TABLE_MAX:
+        return base_units
+    inf = 1 << 60
+    best = [inf] * (need + 1)
+    best[0] = 0
+    for c in usable:
+        if c in p.must or gain[c] <= 0:
+            continue
+        g, u = gain[c], units[c]
+        for have in range(need, -1, -1):
+            if best[have] == inf:
+                continue
+            to = min(need, have + g)
+            if best[have] + u < best[to]:
+                best[to] = best[have] + u
+    return None if best[need] == inf else base_units + best[need]
+
+
+@dataclass
+class Selection:
+    """A course set that meets every requirement, with its units (scaled) and the bound."""
+
+    courses: list[str]
+    units: int
+    lower_bound: int
+    optimal: bool
+    counts: dict[str, list[str]]  # every counted course (record too) -> 'PROG/leaf' labels
+
+
+class SelectionModel:
+    """Which courses to take, ignoring terms (see the module docstring)."""
+
+    def __init__(self, p: Prep, scale: int, units: dict[str, int], gain: dict[str, int]) -> None:
+        self.p = p
+        self.m = cp_model.CpModel()
+        self.units = units
+        self.gain = gain
+        self.scale = scale
+        self.floor = 0
+        self.t = {c: self.m.new_bool_var(f"t[{c}]") for c in p.pool if p.allowed.get(c)}
+        for c in sorted(p.must):
+            if c in self.t:
+                self.m.add(self.t[c] == 1)
+        self._and: dict[int, Lit] = {}
+        self.proved_infeasible = False
+        for c, v in self.t.items():
+            course = p.course(c)
+            for tree in (course.prerequisites, course.corequisites):
+                self._post(v, tree)
+        self.a = encode_requirements(self.m, p, self.t, scale)
+        encode_total_and_antirequisites(self.m, p, self.t, gain, scale)
+
+    def _post(self, lit: Lit, node: PrereqNode | None) -> None:
+        if node is None:
+            return
+        if isinstance(node, AllOf):
+            for ch in node.all:
+                self._post(lit, ch)
+            return
+        lits = self._or(node)
+        if lits is None:
+            return
+        if not lits:
+            self.m.add(lit == 0)
+        else:
+            self.m.add_bool_or([lit.Not(), *lits])
+
+    def _or(self, node: PrereqNode) -> list[Lit] | None:
+        if isinstance(node, CourseCond):
+            if self.p.hist_ok(node.course, node.min_grade):
+                return None
+            return [self.t[node.course]] if node.course in self.t else []
+        if isinstance(node, AnyOf):
+            out: list[Lit] = []
+            for ch in node.any:
+                sub = self._or(ch)
+                if sub is None:
+                    return None
+                out.extend(sub)
+            return out
+        if isinstance(node, AllOf):
+            if id(node) not in self._and:
+                v = self.m.new_bool_var(f"and{len(self._and)}")
+                self._and[id(node)] = v
+                self._post(v, node)
+            return [self._and[id(node)]]
+        if isinstance(node, ProgramCond):
+            return None if node.program in self.p.program_codes else []
+        return None  # standing, units and consent do not constrain the set
+
+    def solve(self, seconds: float, dtime: float, tie_dtime: float) -> Selection | None:
+        """Fewest units (proved unless ``dtime`` runs out); then, within ``tie_dtime``, more
+        interest points, then earlier-available and lower-level courses (not proved)."""
+        p = self.p
+        units = sum(self.units[c] * v for c, v in self.t.items())
+        floor = units_floor(p, self.units, self.gain, self.scale)
+        if floor is None:
+            self.proved_infeasible = True
+            return None
+        self.m.add(units >= floor)
+        self.m.minimize(units)
+        solver = make_solver(seconds, dtime)
+        code = solver.solve(self.m)
+        if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            self.proved_infeasible = code == cp_model.INFEASIBLE
+            return None
+        value = solver.value(units)
+        bound = max(floor, value if code == cp_model.OPTIMAL else int(solver.best_objective_bound))
+        optimal = value <= bound
+        self.floor = floor
+        self.m.add(units <= value)
+        for v in self.t.values():
+            self.m.add_hint(v, solver.boolean_value(v))
+        order = sorted(
+            self.t,
+            key=lambda c: (p.analysis.est.get(c, 0), p.course(c).level, p.course(c).units, c),
+        )
+        interest = {c: round(100 * p.interests.get(c, 0.0)) for c in self.t}
+        top = sum(v for v in interest.values() if v > 0)
+        low = sum(-v for v in interest.values() if v < 0)
+        self.m.minimize(
+            weighted(
+                [
+                    (top - sum(w * self.t[c] for c, w in interest.items() if w), top + low),
+                    (sum(i * self.t[c] for i, c in enumerate(order)), len(order) ** 2),
+                ]
+            )
+        )
+        second = make_solver(seconds, tie_dtime)
+        if second.solve(self.m) in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            solver = second
+        chosen = sorted(c for c, v in self.t.items() if solver.boolean_value(v))
+        counts: dict[str, list[str]] = {}
+        for (prog, leaf_id), opts in self.a.items():
+            for c, v in opts:
+                if solver.boolean_value(v):
+                    counts.setdefault(c, []).append(f"{prog}/{leaf_id}")
+        return Selection(chosen, value, bound, optimal, counts)

@@ -1,0 +1,135 @@
+"""The planner's staged solve (deterministic: one worker, fixed seed, budgets in
+deterministic time wherever a stage is best-effort).
+
+1. course set: ``SelectionModel`` gives the fewest-units set, proved against the larger of
+   CP-SAT's bound and a subset-sum floor;
+2. terms for that set at the graduation lower bound (longest required chain, unit capacity
+   for the unit floor): a depth-first search that fills terms in order, critical courses
+   first (CP-SAT fixed search with a decision strategy) - fast on tight packings where the
+   default search wanders. Found: graduation and units both meet their bounds, so optimal;
+3. otherwise, for each graduation term from the bound up: the full model (course choice
+   and terms together) minimizes units with graduation fixed, through a short portfolio of
+   deterministic settings; the first feasible term is the earliest graduation;
+4. spread (max - min load over fall/spring terms), then earliness as tie-break, for the
+   final course set with graduation fixed, within a deterministic budget.
+"""
+
+from __future__ import annotations
+
+import time
+
+import structlog
+from ortools.sat.python import cp_model
+
+from agents.planner.model import (
+    PlanModel,
+    Solution,
+    SolveStatus,
+    capacity_bound,
+    unit_scale,
+)
+from agents.planner.prep import Prep
+from agents.planner.select import SelectionModel
+
+log = structlog.get_logger(__name__)
+
+SELECT_DTIME = 0.5
+TIE_DTIME = 0.02
+FILL_DTIME = 0.05
+SECONDARY_DTIME = 0.015
+FILL_PRESOLVE = False
+
+
+def chain_bound(prep: Prep) -> int:
+    """Terms needed at least: every required course sits at or after its earliest term."""
+    ests = [prep.analysis.est.get(c, 0) for c in prep.must if prep.allowed.get(c)]
+    return 1 + max(ests, default=-1)
+
+
+def solve_plan(
+    prep: Prep, *, max_courses: int | None, seconds: float, first_only: bool = False
+) -> Solution:
+    """The staged solve described in the module docstring."""
+    start = time.perf_counter()
+    deadline = start + seconds
+
+    def left() -> float:
+        return max(0.05, deadline - time.perf_counter())
+
+    def ms() -> str:
+        return f"@{(time.perf_counter() - start) * 1000:.0f}ms"
+
+    scale = unit_scale([prep.course(c).units for c in prep.pool] or [1.0])
+    units = {c: round(prep.course(c).units * scale) for c in prep.pool}
+    gain = {c: round(prep.gain(c) * scale) for c in prep.pool}
+    selector = SelectionModel(prep, scale, units, gain)
+    sel = selector.solve(left(), SELECT_DTIME, TIE_DTIME)
+    if sel is None:
+        if selector.proved_infeasible:
+            return Solution("infeasible", stages=["selection: infeasible"])
+        return Solution("unknown", stages=["selection: no answer in time"])
+    stages = [f"selection: {sel.units / scale:g} units (bound {sel.lower_bound / scale:g}) {ms()}"]
+    bound = max(chain_bound(prep), capacity_bound(prep, sel.lower_bound / scale))
+
+    def fill(terms: int | None, dtime: float | None) -> dict[str, int] | None:
+        fm = PlanModel(prep, max_courses=max_courses, courses=sel.courses, counts=sel.counts)
+        if not fm.possible:
+            return None
+        fm.fill_strategy()
+        if terms is not None:
+            fm.fix_terms(terms)
+        code, solver = fm.run(None, left(), dtime, fixed_search=True, presolve=FILL_PRESOLVE)
+        ok = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+        return fm.extract(solver) if ok else None
+
+    counts = sel.counts
+    # `proven`: every graduation before the plan's is impossible and its units meet a bound.
+    proven = sel.optimal
+    placement = fill(bound, FILL_DTIME)
+    stages.append(f"fill at {bound} (bound): {'found' if placement else 'none'} {ms()}")
+    if placement is None:
+        natural = fill(None, FILL_DTIME)
+        top = max(natural.values(), default=-1) + 1 if natural is not None else len(prep.terms)
+        stages.append(f"fill: {top if natural is not None else 'none'} {ms()}")
+        decided = True  # every graduation tried so far was proved impossible
+        for terms in range(bound, top if natural is not None else top + 1):
+            if terms > bound and (found := fill(terms, FILL_DTIME)) is not None:
+                placement = found
+                stages.append(f"fill at {terms}: found {ms()}")
+                break
+            full = PlanModel(prep, max_courses=max_courses)
+            if not full.possible:
+                return Solution("infeasible", stages=[*stages, "full: a course has no term"])
+            full.fix_terms(terms)
+            full.m.add(full.units_expr() >= selector.floor)
+            code, solver = full.portfolio(full.units_expr(), left())
+            stages.append(f"full at {terms}: {solver.status_name(code)} {ms()}")
+            if code == cp_model.INFEASIBLE:
+                continue
+            decided = False
+            if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                placement = full.extract(solver)
+                counts = full.counts(solver)
+                proven = code == cp_model.OPTIMAL
+            else:
+                proven = False
+            break
+        if placement is None:
+            if natural is None:
+                return Solution("infeasible" if decided else "unknown", stages=stages)
+            placement = natural
+            proven = proven and decided
+    status: SolveStatus = "optimal" if proven else "feasible"
+    terms = max(placement.values(), default=-1) + 1
+    if not first_only and terms > 0:
+        sm = PlanModel(prep, max_courses=max_courses, courses=sorted(placement), counts=counts)
+        sm.fix_terms(terms)
+        sm.hint(placement)
+        code, solver = sm.run(
+            sm.secondary(terms, placement), left(), SECONDARY_DTIME, presolve=False
+        )
+        if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            placement = sm.extract(solver)
+        stages.append(f"balance: {solver.status_name(code)} {ms()}")
+    log.debug("planner.stages", stages=stages)
+    return Solution(status, placement, counts, terms - 1, stages)

@@ -1,0 +1,564 @@
+"""The rule engine behind the policy critique: one check per rule kind, run over a
+schedule. Which rules apply and the load limits are in ``agents.policy.rules``.
+
+Other per-term rules: ``min_units_per_term`` applies to fall and spring terms before the
+last one (the final term only finishes the degree; terms away have no courses); the fixes
+suggested for load problems cover every term, since capping or flooring only the offending
+term lets the solver move the problem next door. ``repeat_limit``: a planned retake of a
+non-repeatable course past the limit is a violation, the last allowed attempt a risk; a W
+is not an attempt. ``pass_fail_limit``: plans never elect pass/fail, so the record is
+checked and excess elections are a risk (pass/fail-only courses are not elections).
+``program_sharing`` re-audits the finished plan and counts shared courses per pair.
+
+Degree-completion rules are checked against the finished plan only (a graduation term):
+
+- ``max_terms``: regular (fall/spring) terms enrolled = terms completed + the current term
+  + planned terms with courses through graduation. Terms away do not count: the student
+  is not enrolled here then (leave, study abroad), and the policy text says so.
+- ``residency``: units earned here (institution attempts, in progress and planned) must
+  reach the limit; transfer, AP and exam credit do not count.
+- ``min_gpa_graduation``: a GPA below the limit is a risk (grades are future); it is a
+  violation only when straight A's in every planned unit could not lift it to the limit.
+
+Rules that are not about load are taken at the student's current standing. A rule whose
+kind has no check here, or that needs the record when the intake carries none, is reported
+as a risk saying it was not checked - never skipped in silence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import structlog
+
+from agents.artifacts import (
+    CitationRef,
+    Modification,
+    Risk,
+    Schedule,
+    ScheduledTerm,
+    StudentProfile,
+    Violation,
+)
+from agents.audit.core import audit, sharing_limit
+from agents.catalog.model import Catalog, PolicyRule
+from agents.catalog.student import StudentRecord
+from agents.catalog.terms import Term
+from agents.policy.rules import (
+    LOAD_KINDS,
+    NOT_ATTEMPTS,
+    LoadLimit,
+    applicable_rules,
+    join,
+    label,
+    load_limit,
+    num,
+    standings_by_term,
+)
+
+log = structlog.get_logger(__name__)
+
+Cite = Callable[[str], CitationRef]
+
+# --------------------------------------------------------------------------- checks
+
+
+@dataclass
+class Findings:
+    """What the checks found; ``checked`` lists the ids of the rules that were applied."""
+
+    violations: list[Violation] = field(default_factory=list)
+    risks: list[Risk] = field(default_factory=list)
+    suggestions: list[Modification] = field(default_factory=list)
+    checked: list[str] = field(default_factory=list)
+
+    def mark(self, rule_id: str) -> None:
+        if rule_id not in self.checked:
+            self.checked.append(rule_id)
+
+    def suggest(self, mod: Modification) -> None:
+        if mod not in self.suggestions:
+            self.suggestions.append(mod)
+
+
+@dataclass(frozen=True)
+class PlanCheck:
+    """Everything a check reads: the student, the plan, and how to cite a rule."""
+
+    catalog: Catalog
+    profile: StudentProfile
+    record: StudentRecord | None
+    programs: list[str]
+    schedule: Schedule
+    cite: Cite
+
+    @property
+    def enrolled_terms(self) -> list[ScheduledTerm]:
+        """Planned terms with courses, in order."""
+        terms = [t for t in self.schedule.terms if not t.away and t.courses]
+        return sorted(terms, key=lambda t: Term.parse(t.term).index)
+
+    @property
+    def approvals(self) -> frozenset[str]:
+        c = self.schedule.constraints
+        return frozenset(c.approvals_assumed if c else ())
+
+    def violation(self, rule: PolicyRule, message: str, term: str | None = None) -> Violation:
+        return Violation(
+            rule_id=rule.id,
+            severity=rule.severity,
+            term=term,
+            message=message,
+            citation=self.cite(rule.id),
+        )
+
+
+def check_loads(ctx: PlanCheck, f: Findings) -> None:
+    """Maximum load per term: standard limits, probation, overload and its approval."""
+    standings = standings_by_term(ctx.catalog, ctx.profile, ctx.enrolled_terms)
+    p = ctx.profile
+    limits: dict[str, LoadLimit] = {}
+    hard: list[str] = []
+    for t in ctx.enrolled_terms:
+        lim = load_limit(
+            ctx.catalog, gpa=p.gpa, standing=standings[t.term], status=p.academic_status
+        )
+        if lim is None:
+            continue
+        limits[t.term] = lim
+        for rule_id in lim.applied:
+            f.mark(rule_id)
+        if t.units > lim.allowed:
+            hard.append(t.term)
+            why = f"{lim.why} " if lim.why else ""
+            msg = f"{label(t.term)} has {num(t.units)} units; {why}the limit is "
+            msg += f"{num(lim.allowed)} units"
+            v = ctx.violation(lim.binding_rule, msg, t.term)
+            f.violations.append(v.model_copy(update={"severity": "hard"}))
+        elif t.units > lim.standard and lim.overload_rule is not None:
+            _overload(ctx, f, t, lim)
+    if hard:
+        _suggest_caps(ctx, f, limits, hard)
+
+
+def _overload(ctx: PlanCheck, f: Findings, t: ScheduledTerm, lim: LoadLimit) -> None:
+    rule = lim.overload_rule
+    assert rule is not None
+    who = rule.requires_approval or "advisor"
+    base = f"{label(t.term)} has {num(t.units)} units, above the standard {num(lim.standard)}"
+    if rule.id in ctx.approvals:
+        msg = f"{base}; the plan assumes {who} approval for the overload"
+    else:
+        msg = f"{base}; an overload up to {num(lim.allowed)} units needs {who} approval"
+        f.violations.append(
+            ctx.violation(rule, msg, t.term).model_copy(update={"severity": "soft"})
+        )
+        f.suggest(
+            Modification(
+                action="needs_approval",
+                rule_id=rule.id,
+                reason=f"ask for {who} approval of the overload terms; the student qualifies",
+            )
+        )
+        msg = f"{label(t.term)} needs {who} approval for {num(t.units)} units before registration"
+    f.risks.append(
+        Risk(
+            kind="approval_needed",
+            message=msg,
+            term=t.term,
+            rule_id=rule.id,
+            citation=ctx.cite(rule.id),
+        )
+    )
+
+
+def _suggest_caps(
+    ctx: PlanCheck, f: Findings, limits: dict[str, LoadLimit], hard: list[str]
+) -> None:
+    """Cap every term, not just the ones over: capping one term alone lets the solver move
+    the overload to its neighbour. A general cap also covers terms a later plan adds."""
+    c = ctx.schedule.constraints
+    general = c.max_units_per_term if c else max(t.units for t in ctx.enrolled_terms)
+    last = limits[max(limits, key=lambda code: Term.parse(code).index)]
+    if general > last.allowed:
+        general = last.allowed
+        f.suggest(
+            Modification(
+                action="cap_all_terms_units",
+                value=last.allowed,
+                rule_id=last.binding_rule.id,
+                reason=f"{join([label(x) for x in hard])} {'is' if len(hard) == 1 else 'are'} "
+                f"over the {num(last.allowed)}-unit limit; cap every term at it",
+            )
+        )
+    for code, lim in limits.items():
+        effective = c.term_max_units.get(code, general) if c else general
+        if effective > lim.allowed:
+            f.suggest(
+                Modification(
+                    action="cap_term_units",
+                    term=code,
+                    value=lim.allowed,
+                    rule_id=lim.binding_rule.id,
+                    reason=f"{label(code)} may carry at most {num(lim.allowed)} units",
+                )
+            )
+    if c is not None and c.target_term is not None:
+        f.suggest(
+            Modification(
+                action="relax_target",
+                rule_id=last.binding_rule.id,
+                reason=f"graduating by {label(c.target_term)} needed terms above the limit; "
+                "find the earliest graduation within it",
+            )
+        )
+
+
+def check_min_load(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
+    """Fall and spring terms before the last one must be full-time (the final term may be
+    light: it only finishes the degree)."""
+    assert rule.limit is not None
+    terms = [t for t in ctx.enrolled_terms if Term.parse(t.term).season != "summer"]
+    final = ctx.schedule.graduation_term or (terms[-1].term if terms else None)
+    standings = standings_by_term(ctx.catalog, ctx.profile, ctx.schedule.terms)
+
+    def can_be_full_time(term: str) -> bool:
+        # A student whose load limit is below the full-time minimum (e.g. while suspended)
+        # cannot be full-time; the load rule, not this one, speaks for that term.
+        lim = load_limit(
+            ctx.catalog,
+            gpa=ctx.profile.gpa,
+            standing=standings.get(term, ctx.profile.class_standing),
+            status=ctx.profile.academic_status,
+        )
+        return lim is None or lim.allowed >= (rule.limit or 0)
+
+    middle = [t for t in terms if t.term != final and can_be_full_time(t.term)]
+    light = [t for t in middle if t.units < rule.limit]
+    for t in light:
+        msg = (
+            f"{label(t.term)} has {num(t.units)} units, below the {num(rule.limit)} "
+            "needed for full-time status"
+        )
+        f.violations.append(ctx.violation(rule, msg, t.term))
+        f.risks.append(
+            Risk(
+                kind="load",
+                message=f"{label(t.term)} is part-time ({num(t.units)} units): financial aid, "
+                "housing and visa status may require full-time enrollment",
+                term=t.term,
+                rule_id=rule.id,
+                citation=ctx.cite(rule.id),
+            )
+        )
+    c = ctx.schedule.constraints
+    # Floor every middle term, not only the light ones: the solver would otherwise move the
+    # light load to a neighbour. A floor above a term's own cap (the student's wish for a
+    # lighter term) would make the next plan infeasible, so those terms stay as they are.
+    if not light or c is None:
+        return
+    for t in middle:
+        cap = c.term_max_units.get(t.term, c.max_units_per_term)
+        floor = c.term_min_units.get(t.term, c.min_units_per_term)
+        if floor < rule.limit <= cap:
+            f.suggest(
+                Modification(
+                    action="floor_term_units",
+                    term=t.term,
+                    value=rule.limit,
+                    rule_id=rule.id,
+                    reason=f"keep {label(t.term)} full-time",
+                )
+            )
+
+
+def check_courses_per_term(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
+    assert rule.limit is not None
+    over = [t for t in ctx.enrolled_terms if len(t.courses) > rule.limit]
+    for t in over:
+        msg = f"{label(t.term)} has {len(t.courses)} courses; the limit is {num(rule.limit)}"
+        f.violations.append(ctx.violation(rule, msg, t.term))
+    if over:
+        f.suggest(
+            Modification(
+                action="cap_courses_per_term",
+                value=rule.limit,
+                rule_id=rule.id,
+                reason=f"no term may have more than {num(rule.limit)} courses",
+            )
+        )
+
+
+def check_repeats(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
+    """A planned retake of a non-repeatable course is one more attempt. Every recorded
+    attempt counts except a withdrawal (the repeats policy: 'W do not count as attempts')."""
+    assert ctx.record is not None and rule.limit is not None
+    limit = int(rule.limit)
+    for t in ctx.enrolled_terms:
+        for sc in t.courses:
+            course = ctx.catalog.course_by_code.get(sc.course)
+            prior = [a for a in ctx.record.attempts_of(sc.course) if a.grade not in NOT_ATTEMPTS]
+            if not prior or (course is not None and course.repeatable):
+                continue
+            when = ", ".join(f"{a.term} {a.grade or 'in progress'}" for a in prior)
+            if len(prior) >= limit:
+                msg = (
+                    f"{sc.course} is planned for {label(t.term)} but was already attempted "
+                    f"{len(prior)} times ({when}); the limit is {limit} attempts"
+                )
+                f.violations.append(ctx.violation(rule, msg, t.term))
+                f.suggest(
+                    Modification(
+                        action="avoid_course",
+                        course=sc.course,
+                        rule_id=rule.id,
+                        reason=f"{sc.course} may not be attempted again; plan an alternative "
+                        "or petition for an exception",
+                    )
+                )
+            elif len(prior) == limit - 1:
+                f.risks.append(
+                    Risk(
+                        kind="repeat",
+                        message=f"{sc.course} in {label(t.term)} is the last allowed attempt "
+                        f"({limit} of {limit}; earlier: {when})",
+                        term=t.term,
+                        rule_id=rule.id,
+                        citation=ctx.cite(rule.id),
+                    )
+                )
+
+
+def check_pass_fail(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
+    """Plans never choose pass/fail, so this checks the record's terms. Courses graded only
+    pass/fail are not the student's election and do not count toward the limit."""
+    assert ctx.record is not None and rule.limit is not None
+    by_term: dict[str, list[str]] = {}
+    for a in ctx.record.courses:
+        course = ctx.catalog.course_by_code.get(a.course)
+        only_pf = course is not None and course.grading == "pass_fail_only"
+        if a.pass_fail and a.source == "institution" and not only_pf:
+            by_term.setdefault(a.term, []).append(a.course)
+    for term, codes in sorted(by_term.items(), key=lambda kv: Term.parse(kv[0]).index):
+        if len(codes) > rule.limit:
+            f.risks.append(
+                Risk(
+                    kind="other",
+                    message=f"{label(term)} has {len(codes)} pass/fail courses "
+                    f"({', '.join(codes)}); the limit is {num(rule.limit)} per term - "
+                    "ask the registrar how the extra ones count",
+                    term=term,
+                    rule_id=rule.id,
+                    citation=ctx.cite(rule.id),
+                )
+            )
+
+
+def check_sharing(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
+    """Double-checks the audit of the finished plan: the audit already respects sharing
+    limits, so a finding here means the plan and the audit disagree."""
+    assert ctx.record is not None
+    programs = [c for c in ctx.programs if c in ctx.catalog.program_by_code]
+    if not programs:
+        return
+    planned = {sc.course: t.term for t in ctx.enrolled_terms for sc in t.courses}
+    report = audit(ctx.catalog, ctx.record, programs, planned=planned)
+    seen: set[frozenset[str]] = set()
+    for pa in report.programs:
+        by_other: dict[str, set[str]] = {}
+        for sc in pa.shared_courses:
+            by_other.setdefault(sc.with_program, set()).add(sc.course)
+        for other, codes in sorted(by_other.items()):
+            pair = frozenset((pa.code, other))
+            lim = sharing_limit(ctx.catalog.program(pa.code), ctx.catalog.program(other))
+            if pair in seen or lim is None or len(codes) <= lim.max_courses:
+                continue
+            seen.add(pair)
+            cited = ctx.catalog.rule_by_id.get(lim.rule or "", rule)
+            msg = (
+                f"{len(codes)} courses count toward both {pa.code} and {other} "
+                f"({', '.join(sorted(codes))}); at most {lim.max_courses} may"
+            )
+            _add(f, ctx.violation(cited, msg))
+
+
+def eligibility_problem(catalog: Catalog, code: str, majors: Sequence[str]) -> str | None:
+    """Why a minor or concentration is closed to students in ``majors``; None if open."""
+    prog = catalog.program_by_code.get(code)
+    if prog is None or prog.kind == "major":
+        return None
+    bad = sorted(set(prog.excluded_majors) & set(majors))
+    if bad:
+        return (
+            f"{code} ({prog.name}) is not open to students in {', '.join(bad)}; "
+            "choose a different minor"
+        )
+    if prog.eligible_majors and not set(prog.eligible_majors) & set(majors):
+        return (
+            f"{code} ({prog.name}) is open only to students in "
+            f"{', '.join(sorted(prog.eligible_majors))}; the student's majors: "
+            f"{', '.join(majors) or 'none'}"
+        )
+    return None
+
+
+def check_eligibility(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
+    by_code = ctx.catalog.program_by_code
+    majors = [c for c in ctx.programs if c in by_code and by_code[c].kind == "major"]
+    for code in ctx.programs:
+        problem = eligibility_problem(ctx.catalog, code, majors)
+        if problem:
+            _add(f, ctx.violation(rule, problem))
+
+
+def check_max_terms(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
+    grad = ctx.schedule.graduation_term
+    if grad is None or rule.limit is None:
+        return
+    p = ctx.profile
+    now = int(Term.parse(p.current_term).season != "summer")
+    planned = [t for t in ctx.enrolled_terms if Term.parse(t.term).season != "summer"]
+    total = p.terms_completed + now + len(planned)
+    if total > rule.limit:
+        msg = (
+            f"the plan graduates in {label(grad)} after {total} regular terms "
+            f"({p.terms_completed} completed, {now} in progress, {len(planned)} planned); "
+            f"the limit is {num(rule.limit)}"
+        )
+        f.violations.append(ctx.violation(rule, msg, grad))
+
+
+def check_residency(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
+    grad = ctx.schedule.graduation_term
+    assert ctx.record is not None and rule.limit is not None
+    if grad is None:
+        return
+    cat, rec, p = ctx.catalog, ctx.record, ctx.profile
+    outside = 0.0
+    for code in rec.earned_courses(cat):
+        best = rec.best_attempt(code, cat)
+        if best is not None and best.source != "institution":
+            outside += rec.units_of(best, cat)
+    here = p.units_earned + p.units_in_progress - outside + ctx.schedule.units_planned
+    if here < rule.limit:
+        msg = (
+            f"only {num(here)} units are earned at {cat.institution.name} "
+            f"({num(outside)} come from transfer, AP or exam credit); at least "
+            f"{num(rule.limit)} must be"
+        )
+        f.violations.append(ctx.violation(rule, msg, grad))
+        f.suggest(
+            Modification(
+                action="plan_more_units",
+                value=ctx.schedule.units_planned + (rule.limit - here),
+                rule_id=rule.id,
+                reason=f"earn {num(rule.limit - here)} more units at {cat.institution.name}",
+            )
+        )
+
+
+def check_graduation_gpa(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
+    gpa, limit = ctx.profile.gpa, rule.limit
+    if gpa is None or limit is None or gpa >= limit:
+        return
+    graded = _graded_units(ctx)
+    planned = ctx.schedule.units_planned
+    top = max(g.points for g in ctx.catalog.grade_scale if g.in_gpa)
+    best = (gpa * graded + top * planned) / (graded + planned) if graded + planned else gpa
+    grad = ctx.schedule.graduation_term
+    if grad is not None and best < limit:
+        msg = (
+            f"the GPA is {gpa:.2f}; even with top grades in all {num(planned)} planned units "
+            f"it would reach at most {best:.2f}, below the {limit:.2f} needed to graduate"
+        )
+        f.violations.append(ctx.violation(rule, msg, grad))
+        return
+    need = (limit * (graded + planned) - gpa * graded) / planned if planned else limit
+    f.risks.append(
+        Risk(
+            kind="gpa",
+            message=f"the GPA of {gpa:.2f} is below the {limit:.2f} needed to graduate; the "
+            f"{num(planned)} planned units must average at least {need:.2f}",
+            rule_id=rule.id,
+            citation=ctx.cite(rule.id),
+        )
+    )
+
+
+def _graded_units(ctx: PlanCheck) -> float:
+    """Units behind the GPA: institution attempts with a grade that counts in it."""
+    if ctx.record is None:
+        return ctx.profile.units_earned
+    total = 0.0
+    for a in ctx.record.courses:
+        g = ctx.catalog.grade_by_symbol.get(a.grade or "")
+        if a.status == "completed" and a.source == "institution" and g and g.in_gpa:
+            total += ctx.record.units_of(a, ctx.catalog)
+    return total
+
+
+def check_total_units(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
+    grad, p = ctx.schedule.graduation_term, ctx.profile
+    assert rule.limit is not None
+    total = p.units_earned + p.units_in_progress + ctx.schedule.units_planned
+    if grad is not None and total < rule.limit:
+        msg = f"the plan reaches {num(total)} units by {label(grad)}; "
+        msg += f"a degree needs {num(rule.limit)}"
+        f.violations.append(ctx.violation(rule, msg, grad))
+
+
+def _add(f: Findings, v: Violation) -> None:
+    if v not in f.violations:
+        f.violations.append(v)
+
+
+RuleCheck = Callable[[PlanCheck, PolicyRule, Findings], None]
+CHECKS: dict[str, RuleCheck] = {
+    "min_units_per_term": check_min_load,
+    "max_courses_per_term": check_courses_per_term,
+    "repeat_limit": check_repeats,
+    "pass_fail_limit": check_pass_fail,
+    "program_sharing": check_sharing,
+    "minor_eligibility": check_eligibility,
+    "max_terms": check_max_terms,
+    "residency": check_residency,
+    "min_gpa_graduation": check_graduation_gpa,
+    "total_units": check_total_units,
+}
+NEEDS_RECORD = frozenset({"repeat_limit", "pass_fail_limit", "program_sharing", "residency"})
+NEEDS_LIMIT = frozenset(CHECKS) - {"program_sharing", "minor_eligibility"}
+
+
+def check_plan(ctx: PlanCheck, kinds: Sequence[str] | None = None) -> Findings:
+    """Run every check that applies to the student (only ``kinds`` when given). A rule no
+    check can handle is reported as a risk that says so, never skipped in silence."""
+    f = Findings()
+    if kinds is None or LOAD_KINDS & set(kinds):
+        check_loads(ctx, f)
+    for rule in applicable_rules(ctx.catalog, ctx.profile):
+        if rule.kind in LOAD_KINDS or (kinds is not None and rule.kind not in kinds):
+            continue
+        check = CHECKS.get(rule.kind)
+        if check is None:
+            _not_checked(ctx, f, rule, f"no check exists for rule kind {rule.kind!r}")
+        elif rule.kind in NEEDS_RECORD and ctx.record is None:
+            _not_checked(ctx, f, rule, "the intake carries no student record")
+        elif rule.kind in NEEDS_LIMIT and rule.limit is None:
+            _not_checked(ctx, f, rule, "the catalog gives the rule no limit")
+        else:
+            check(ctx, rule, f)
+            f.mark(rule.id)
+    log.debug("policy.checked", rules=f.checked, violations=len(f.violations))
+    return f
+
+
+def _not_checked(ctx: PlanCheck, f: Findings, rule: PolicyRule, why: str) -> None:
+    f.risks.append(
+        Risk(
+            kind="other",
+            message=f"{rule.id} ({rule.title}) was not checked: {why}; check it by hand",
+            rule_id=rule.id,
+            citation=ctx.cite(rule.id),
+        )
+    )

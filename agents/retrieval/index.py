@@ -1,0 +1,362 @@
+"""Retrieval over the catalog's text with whoosh (BM25F): policies, programs and courses.
+
+Three indexes are built from the catalog: ``policies`` (sections of policy and general
+documents), ``programs`` (program document sections, with the program's name and aliases)
+and ``courses`` (code, title, description, attributes). They live on disk under a
+directory named by a fingerprint of the catalog content they are built from, so a changed
+catalog gets a fresh index and an unchanged one is opened, not rebuilt.
+
+Two processes may build the same index at once: each builds into its own temporary
+directory and renames it into place; the loser of the race discards its copy and opens the
+winner's. A rename is atomic, so a directory under its final name is always complete.
+
+Citations never come from the index: ``citation_for`` quotes the section text from the
+catalog itself, so a quotation is exactly what the catalog says.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import structlog
+from pydantic import BaseModel, ConfigDict, Field
+from whoosh import index as whoosh_index
+from whoosh import query as wq
+from whoosh import scoring
+from whoosh.analysis import StemmingAnalyzer
+from whoosh.fields import ID, KEYWORD, TEXT, Schema
+from whoosh.index import Index
+
+from agents.artifacts import CitationRef
+from agents.catalog.model import Catalog
+from agents.errors import UnknownReferenceError
+
+log = structlog.get_logger(__name__)
+
+# Bump when the schemas or what goes into them change: old cached indexes are then ignored.
+INDEX_FORMAT = 1
+INDEX_NAMES = ("policies", "programs", "courses")
+
+# How often an index was built in this process; tests use it to prove reuse.
+BUILD_COUNT = 0
+
+# Students write "credits" and "classes"; the catalog says "units" and "courses".
+_SYNONYMS: dict[str, str] = {
+    "credit": "credit unit",
+    "credits": "credits units",
+    "class": "class course",
+    "classes": "classes courses",
+    "semester": "semester term",
+    "semesters": "semesters terms",
+    "retake": "retake repeat",
+    "retaking": "retaking repeating",
+    "abroad": "abroad away",
+    "ml": "machine learning",
+    "ai": "artificial intelligence",
+    "stats": "statistics",
+}
+
+
+class Hit(BaseModel):
+    """One search result: a document section and its BM25F score."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    document: str = Field(description="Document id ('' for a program without a document).")
+    section: str = Field(description="Section id within the document.")
+    heading: str = Field(description="Section heading.")
+    text: str = Field(description="Section text as stored in the catalog.")
+    score: float = Field(description="BM25F score; higher is more relevant.")
+    program: str | None = Field(default=None, description="Program code, for program hits.")
+
+
+def _analyzer() -> Any:
+    return StemmingAnalyzer()
+
+
+def _schemas() -> dict[str, Schema]:
+    ana = _analyzer()
+    return {
+        "policies": Schema(
+            document=ID(stored=True),
+            section=ID(stored=True),
+            heading=TEXT(stored=True, analyzer=ana, field_boost=2.0),
+            text=TEXT(stored=True, analyzer=ana),
+        ),
+        "programs": Schema(
+            document=ID(stored=True),
+            section=ID(stored=True),
+            program=ID(stored=True),
+            names=TEXT(analyzer=ana, field_boost=3.0),
+            heading=TEXT(stored=True, analyzer=ana, field_boost=2.0),
+            text=TEXT(stored=True, analyzer=ana),
+        ),
+        "courses": Schema(
+            code=ID(stored=True),
+            title=TEXT(analyzer=ana, field_boost=3.0),
+            description=TEXT(analyzer=ana),
+            attributes=KEYWORD(commas=True, lowercase=True, scorable=True, field_boost=2.0),
+            attribute_words=TEXT(analyzer=ana, field_boost=2.0),
+        ),
+    }
+
+
+_FIELDS: dict[str, tuple[str, ...]] = {
+    "policies": ("heading", "text"),
+    "programs": ("names", "heading", "text"),
+    "courses": ("title", "description", "attribute_words"),
+}
+
+
+# --------------------------------------------------------------------------- documents
+
+
+def _index_content(catalog: Catalog) -> dict[str, Any]:
+    """Exactly the catalog content the indexes are built from (and fingerprinted by)."""
+    return {
+        "format": INDEX_FORMAT,
+        "documents": [d.model_dump(mode="json") for d in catalog.documents],
+        "programs": [
+            p.model_dump(mode="json", include={"code", "name", "kind", "aliases", "document"})
+            for p in catalog.programs
+        ],
+        "courses": [
+            c.model_dump(mode="json", include={"code", "title", "description", "attributes"})
+            for c in catalog.courses
+        ],
+    }
+
+
+def index_fingerprint(catalog: Catalog) -> str:
+    """sha256 of the indexed content; the name of the index's cache directory."""
+    payload = json.dumps(_index_content(catalog), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _policy_docs(catalog: Catalog) -> Iterable[dict[str, str]]:
+    for doc in catalog.documents:
+        if doc.kind in ("policy", "general"):
+            for s in doc.sections:
+                yield {"document": doc.id, "section": s.id, "heading": s.heading, "text": s.text}
+
+
+def _program_docs(catalog: Catalog) -> Iterable[dict[str, str]]:
+    linked: set[str] = set()
+    for p in catalog.programs:
+        names = " ".join([p.code, p.name, *p.aliases])
+        doc = catalog.document_by_id.get(p.document) if p.document else None
+        if doc is None:
+            yield {
+                "document": "",
+                "section": "",
+                "program": p.code,
+                "names": names,
+                "heading": p.name,
+                "text": p.name,
+            }
+            continue
+        linked.add(doc.id)
+        for s in doc.sections:
+            yield {
+                "document": doc.id,
+                "section": s.id,
+                "program": p.code,
+                "names": names,
+                "heading": s.heading,
+                "text": s.text,
+            }
+    for doc in catalog.documents:
+        if doc.kind == "program" and doc.id not in linked:
+            for s in doc.sections:
+                yield {
+                    "document": doc.id,
+                    "section": s.id,
+                    "program": "",
+                    "names": doc.title,
+                    "heading": s.heading,
+                    "text": s.text,
+                }
+
+
+def _course_docs(catalog: Catalog) -> Iterable[dict[str, str]]:
+    for c in catalog.courses:
+        yield {
+            "code": c.code,
+            "title": c.title,
+            "description": c.description,
+            "attributes": ",".join(c.attributes),
+            "attribute_words": " ".join(a.replace("-", " ") for a in c.attributes),
+        }
+
+
+# --------------------------------------------------------------------------- cache dir
+
+
+def default_index_dir() -> Path:
+    """``$ADVISE_INDEX_DIR``, else ``$XDG_CACHE_HOME/advising/index``, else ~/.cache/..."""
+    env = os.environ.get("ADVISE_INDEX_DIR")
+    if env:
+        return Path(env)
+    cache = os.environ.get("XDG_CACHE_HOME")
+    base = Path(cache) if cache else Path.home() / ".cache"
+    return base / "advising" / "index"
+
+
+def _build(catalog: Catalog, target: Path) -> None:
+    global BUILD_COUNT
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".build-{target.name[:12]}-", dir=target.parent))
+    try:
+        sources = {
+            "policies": _policy_docs(catalog),
+            "programs": _program_docs(catalog),
+            "courses": _course_docs(catalog),
+        }
+        for name, schema in _schemas().items():
+            ix = whoosh_index.create_in(str(tmp), schema, indexname=name)
+            writer = ix.writer()
+            for fields in sources[name]:
+                writer.add_document(**fields)
+            writer.commit()
+        try:
+            os.rename(tmp, target)
+        except OSError:
+            # Another process renamed its complete copy into place first: use that one.
+            if not target.is_dir():
+                raise
+            shutil.rmtree(tmp, ignore_errors=True)
+            log.debug("retrieval.build_lost_race", target=str(target))
+            return
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    BUILD_COUNT += 1
+    log.info("retrieval.index_built", path=str(target))
+
+
+def _open(path: Path) -> dict[str, Index]:
+    return {n: whoosh_index.open_dir(str(path), indexname=n) for n in INDEX_NAMES}
+
+
+# --------------------------------------------------------------------------- retriever
+
+
+def _tokens(text: str) -> list[str]:
+    words = [_SYNONYMS.get(w.lower(), w) for w in text.split()]
+    out: list[str] = []
+    for tok in _analyzer()(" ".join(words)):
+        if tok.text not in out:
+            out.append(tok.text)
+    return out
+
+
+class Retriever:
+    """Searches the catalog's policies, programs and courses; quotes sections exactly."""
+
+    def __init__(self, catalog: Catalog, path: Path, indexes: dict[str, Index], built: bool):
+        self.catalog = catalog
+        self.path = path
+        self.built = built
+        self._ix = indexes
+
+    @classmethod
+    def for_catalog(cls, catalog: Catalog, index_dir: Path | None = None) -> Retriever:
+        """Open the cached index for this catalog's content, building it if missing."""
+        base = Path(index_dir) if index_dir is not None else default_index_dir()
+        target = base / index_fingerprint(catalog)
+        built = False
+        if not target.is_dir():
+            _build(catalog, target)
+            built = True
+        try:
+            indexes = _open(target)
+        except Exception as exc:  # any unreadable cache is rebuilt, never fatal
+            aside = target.with_name(f".broken-{target.name[:12]}-{os.getpid()}")
+            log.warning("retrieval.index_unreadable", path=str(target), error=str(exc))
+            os.rename(target, aside)
+            shutil.rmtree(aside, ignore_errors=True)
+            _build(catalog, target)
+            built = True
+            indexes = _open(target)
+        return cls(catalog, target, indexes, built)
+
+    # ------------------------------------------------------------------ search
+
+    def _query(self, name: str, text: str) -> wq.Query | None:
+        toks = _tokens(text)
+        if not toks:
+            return None
+        return wq.Or([wq.Term(f, t) for f in _FIELDS[name] for t in toks])
+
+    def _search(self, name: str, text: str, limit: int) -> list[Hit]:
+        q = self._query(name, text)
+        if q is None or limit <= 0:
+            return []
+        with self._ix[name].searcher(weighting=scoring.BM25F()) as searcher:
+            hits = [
+                Hit(
+                    document=h["document"],
+                    section=h["section"],
+                    heading=h["heading"],
+                    text=h["text"],
+                    score=round(h.score, 6),
+                    program=h.get("program") or None,
+                )
+                for h in searcher.search(q, limit=None)
+            ]
+        hits.sort(key=lambda h: (-h.score, h.document, h.section, h.program or ""))
+        return hits[:limit]
+
+    def search_policies(self, query: str, limit: int = 3) -> list[Hit]:
+        """Policy and general document sections for ``query``, best first."""
+        return self._search("policies", query, limit)
+
+    def search_programs(self, query: str, limit: int = 3) -> list[Hit]:
+        """Program description sections (matched also by program names), best first."""
+        return self._search("programs", query, limit)
+
+    def rank_courses(self, interests: list[str], candidates: list[str]) -> dict[str, float]:
+        """Each candidate's match to the interests, scaled so the best is 1.0 (none: 0.0)."""
+        scores = dict.fromkeys(candidates, 0.0)
+        q = self._query("courses", " ".join(interests))
+        known = [c for c in candidates if c in self.catalog.course_by_code]
+        if q is None or not known:
+            return scores
+        allowed = wq.Or([wq.Term("code", c) for c in known])
+        with self._ix["courses"].searcher(weighting=scoring.BM25F()) as searcher:
+            raw = {h["code"]: h.score for h in searcher.search(q, filter=allowed, limit=None)}
+        top = max(raw.values(), default=0.0)
+        if top > 0:
+            for code, s in raw.items():
+                scores[code] = round(s / top, 4)
+        return scores
+
+    # ------------------------------------------------------------------ citations
+
+    def citation_for(self, document: str, section: str, rule_id: str | None = None) -> CitationRef:
+        """The exact text of ``document``'s ``section``, from the catalog."""
+        doc = self.catalog.document_by_id.get(document)
+        if doc is None:
+            raise UnknownReferenceError("document", document, sorted(self.catalog.document_by_id))
+        sec = next((s for s in doc.sections if s.id == section), None)
+        if sec is None:
+            raise UnknownReferenceError(
+                f"section of document {document!r}", section, [s.id for s in doc.sections]
+            )
+        return CitationRef(
+            document=doc.id, section=sec.id, heading=sec.heading, quote=sec.text, rule_id=rule_id
+        )
+
+    def citation_for_rule(self, rule_id: str) -> CitationRef:
+        """The section that states policy rule ``rule_id``, quoted exactly."""
+        rule = self.catalog.rule_by_id.get(rule_id)
+        if rule is None:
+            raise UnknownReferenceError("policy rule", rule_id, sorted(self.catalog.rule_by_id))
+        return self.citation_for(rule.citation.document, rule.citation.section, rule_id=rule.id)

@@ -1,2 +1,0 @@
-"""Tools the stage agents share: catalog, student records, audit, planner, verifier,
-policy rules, retrieval and LLM backends. No tool imports ``pipeline``."""
