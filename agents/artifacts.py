@@ -13,12 +13,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.audit.core import AuditReport
-from agents.catalog.model import AcademicStatus, Severity
-from agents.catalog.prereq import COURSE_CODE_PATTERN, ClassStanding
-from agents.catalog.schemas import model_schema, write_schema_file
-from agents.catalog.student import StudentRecord
-from agents.catalog.terms import TERM_CODE_PATTERN
+from agents.audit import AuditReport
+from agents.catalog import (
+    COURSE_CODE_PATTERN,
+    TERM_CODE_PATTERN,
+    AcademicStatus,
+    ClassStanding,
+    Severity,
+    StudentRecord,
+    model_schema,
+    write_schema_file,
+)
 
 REQUEST_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
 

@@ -35,11 +35,17 @@ from agents.artifacts import (
     Schedule,
     Violation,
 )
-from agents.catalog.model import CourseRequirement, RequirementNode
-from agents.catalog.prereq import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode
-from agents.catalog.terms import Term
-from agents.policy.checks import Cite, PlanCheck, check_plan
-from agents.policy.rules import join, label, num
+from agents.catalog import (
+    AllOf,
+    AnyOf,
+    ConsentCond,
+    CourseCond,
+    CourseRequirement,
+    PrereqNode,
+    RequirementNode,
+    Term,
+)
+from agents.policy import Cite, PlanCheck, check_plan, join, label, num
 from agents.toolbox import Toolbox
 
 log = structlog.get_logger(__name__)

@@ -22,12 +22,10 @@ from agents.artifacts import (
     StudentProfile,
     TimePreferences,
 )
-from agents.catalog.model import Catalog
-from agents.catalog.student import StudentRecord, check_student_against_catalog
-from agents.catalog.terms import Term
+from agents.catalog import Catalog, StudentRecord, Term, check_student_against_catalog
 from agents.errors import TermError
-from agents.llm.boundary import IntakeExtraction
-from agents.llm.textparse import (
+from agents.llm import (
+    IntakeExtraction,
     is_relative_target,
     parse_request_text,
     resolve_target_phrase,

@@ -35,7 +35,7 @@ from agents.artifacts import (
     Refinement,
     Schedule,
 )
-from agents.policy.rules import num
+from agents.policy import num
 
 Resolution = Literal["approved", "revised", "no_change", "max_rounds", "infeasible"]
 

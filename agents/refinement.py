@@ -29,7 +29,7 @@ from agents.artifacts import (
     Schedule,
 )
 from agents.critique import describe
-from agents.policy.rules import label, num
+from agents.policy import label, num
 from agents.toolbox import Toolbox
 
 log = structlog.get_logger(__name__)

@@ -20,7 +20,7 @@ from agents.artifacts import (
     Risk,
     ScheduledTerm,
 )
-from agents.catalog.terms import term_label
+from agents.catalog import term_label
 
 OUTCOME_LABEL: dict[str, str] = {
     "approved": "Approved",

@@ -13,8 +13,8 @@ import re
 import structlog
 
 from agents.artifacts import IntakeResult, ProposedCourse, RequirementsProposal
-from agents.audit.core import AuditReport, RequirementAudit, audit
-from agents.planner.plan import PlanConstraints, plan
+from agents.audit import AuditReport, RequirementAudit, audit
+from agents.planner import PlanConstraints, plan
 from agents.toolbox import Toolbox
 
 log = structlog.get_logger(__name__)

@@ -21,17 +21,19 @@ from agents.artifacts import (
     ScheduledTerm,
     SectionPick,
 )
-from agents.catalog.terms import Term
-from agents.planner.plan import PlanConstraints, PlanResult, plan
-from agents.planner.sections import (
+from agents.catalog import Term
+from agents.planner import (
+    PlanConstraints,
+    PlanResult,
     SectionChoice,
     always_clashing,
     describe,
     never_free,
+    plan,
     select_sections,
 )
 from agents.toolbox import Toolbox
-from agents.verifier.verify import verify_plan
+from agents.verifier import verify_plan
 
 log = structlog.get_logger(__name__)
 

@@ -28,9 +28,8 @@ from agents.artifacts import (
     Schedule,
     StudentProfile,
 )
-from agents.catalog.model import Catalog, PolicyRule
-from agents.catalog.terms import Term
-from agents.policy.rules import applicable_rules
+from agents.catalog import Catalog, PolicyRule, Term
+from agents.policy import applicable_rules
 from agents.toolbox import Toolbox
 
 log = structlog.get_logger(__name__)

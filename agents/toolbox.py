@@ -8,11 +8,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agents.catalog.model import Catalog
-from agents.llm.boundary import LLMBackend, LLMLedger, OfflineBackend
+from agents.catalog import Catalog
+from agents.llm import LLMBackend, LLMLedger, OfflineBackend
 
 if TYPE_CHECKING:
-    from agents.retrieval.index import Retriever
+    from agents.retrieval import Retriever
 
 
 @dataclass
@@ -36,6 +36,6 @@ class Toolbox:
 
     @cached_property
     def retriever(self) -> Retriever:
-        from agents.retrieval.index import Retriever
+        from agents.retrieval import Retriever
 
         return Retriever.for_catalog(self.catalog, index_dir=self.index_dir)

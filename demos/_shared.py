@@ -12,7 +12,7 @@ if str(ROOT) not in sys.path:  # runnable from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
 from agents.artifacts import PlanRequest  # noqa: E402
-from agents.catalog.loader import load_catalog  # noqa: E402
+from agents.catalog import load_catalog  # noqa: E402
 from agents.toolbox import Toolbox  # noqa: E402
 from pipeline.logs import configure_logging  # noqa: E402
 

@@ -19,7 +19,7 @@ from _shared import ROOT, load_request  # noqa: F401 - sets up sys.path first
 
 from agents import critique, intake, requirements, scheduling
 from agents.artifacts import Critique, Schedule
-from agents.catalog.loader import load_catalog
+from agents.catalog import load_catalog
 from agents.negotiation import proposal_line
 from agents.toolbox import Toolbox
 from pipeline.logs import configure_logging

@@ -25,7 +25,7 @@ from rich.text import Text  # noqa: E402
 
 from agents import intake  # noqa: E402
 from agents.artifacts import IntakeResult, PlanRequest  # noqa: E402
-from agents.catalog.loader import load_catalog  # noqa: E402
+from agents.catalog import load_catalog  # noqa: E402
 from agents.toolbox import Toolbox  # noqa: E402
 from pipeline.logs import configure_logging  # noqa: E402
 

@@ -17,7 +17,7 @@ import sys
 from _shared import ROOT, load_request  # noqa: F401 - sets up sys.path first
 
 from agents import critique, intake, refinement, requirements, scheduling
-from agents.catalog.loader import load_catalog
+from agents.catalog import load_catalog
 from agents.negotiation import after_refinement, proposal_line
 from agents.toolbox import Toolbox
 from pipeline.logs import configure_logging

@@ -18,7 +18,7 @@ from _shared import load_request, offline_toolbox
 
 from agents import intake, requirements
 from agents.artifacts import RequirementsProposal
-from agents.audit.render import render_program
+from agents.audit import render_program
 
 DEFAULT_ID = "add-cs-minor"
 

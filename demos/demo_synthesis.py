@@ -28,7 +28,7 @@ from agents import (
     synthesis,
 )
 from agents.artifacts import NegotiationRound, PlanRequest, Recommendation
-from agents.catalog.loader import load_catalog
+from agents.catalog import load_catalog
 from agents.render import to_html, to_json, to_markdown
 from agents.toolbox import Toolbox
 from pipeline.logs import configure_logging

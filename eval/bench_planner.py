@@ -34,28 +34,27 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from agents.catalog.loader import load_catalog
-from agents.catalog.model import (
+from agents.catalog import (
+    AllOf,
     AllOfRequirement,
+    AnyOf,
     Catalog,
+    CourseCond,
     CourseRequirement,
     CourseSetRequirement,
     NOfRequirement,
-    RequirementNode,
-)
-from agents.catalog.prereq import (
-    AllOf,
-    AnyOf,
-    CourseCond,
     PrereqNode,
     ProgramCond,
+    RequirementNode,
     StandingCond,
+    StudentRecord,
+    Term,
     UnitsCond,
+    load_catalog,
+    load_student,
 )
-from agents.catalog.student import StudentRecord, load_student
-from agents.catalog.terms import Term
-from agents.planner.plan import PlanConstraints, PlannedTerm, PlanResult, plan
-from agents.verifier.verify import verify_plan
+from agents.planner import PlanConstraints, PlannedTerm, PlanResult, plan
+from agents.verifier import verify_plan
 
 REPO = Path(__file__).resolve().parents[1]
 STUDENTS = REPO / "demos" / "students"

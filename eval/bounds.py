@@ -14,11 +14,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from agents.catalog.model import Catalog, RequirementNode
-from agents.catalog.prereq import AllOf, AnyOf, CourseCond, PrereqNode
-from agents.catalog.student import StudentRecord
-from agents.catalog.terms import Term
-from agents.planner.plan import PlanConstraints
+from agents.catalog import (
+    AllOf,
+    AnyOf,
+    Catalog,
+    CourseCond,
+    PrereqNode,
+    RequirementNode,
+    StudentRecord,
+    Term,
+)
+from agents.planner import PlanConstraints
 
 
 def lower_bound(

@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.artifacts import CitationRef, IntakeResult, RequirementsProposal, Schedule
-from agents.catalog.model import Catalog
-from agents.planner.plan import PlannedTerm, plan
+from agents.catalog import Catalog
+from agents.planner import PlannedTerm, plan
 from agents.scheduling import to_plan_constraints
 from agents.toolbox import Toolbox
-from agents.verifier.verify import verify_plan
+from agents.verifier import verify_plan
 from eval.bounds import enrolled_terms_between, lower_bound
 
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.artifacts import Outcome, PlanRequest
 from agents.errors import AdvisingError
-from agents.llm.boundary import LLMLedger
+from agents.llm import LLMLedger
 from agents.render import to_html, to_json, to_markdown
 from agents.toolbox import Settings, Toolbox
 from eval.metrics import ScenarioResult, evaluate, summarize

@@ -26,7 +26,7 @@ import structlog
 from pydantic import ValidationError
 
 from agents.artifacts import PlanRequest, artifact_schema
-from agents.catalog.loader import json_path, schema_problems
+from agents.catalog import json_path, schema_problems
 from pipeline.errors import ExitCode, RequestInputError, UnsafeRequestIdError
 from pipeline.jobs import Job, RunOptions, WorkerState, init_worker, peak_rss_mb, run_job
 from pipeline.runner import STOP_SIGNALS, outputs_present

@@ -75,7 +75,7 @@ def _add_catalog(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
 
 
 def _cmd_catalog_validate(args: argparse.Namespace) -> int:
-    from agents.catalog.loader import default_catalog_path, load_catalog
+    from agents.catalog import default_catalog_path, load_catalog
 
     path = args.path or str(default_catalog_path())
     cat = load_catalog(path)
@@ -87,7 +87,7 @@ def _cmd_catalog_validate(args: argparse.Namespace) -> int:
 
 
 def catalog_counts(cat: object) -> dict[str, int]:
-    from agents.catalog.model import Catalog
+    from agents.catalog import Catalog
 
     assert isinstance(cat, Catalog)
     return {
@@ -102,7 +102,7 @@ def catalog_counts(cat: object) -> dict[str, int]:
 
 
 def _cmd_catalog_show(args: argparse.Namespace) -> int:
-    from agents.catalog.loader import load_catalog
+    from agents.catalog import load_catalog
 
     cat = load_catalog(args.catalog)
     counts = catalog_counts(cat)
@@ -140,10 +140,8 @@ def _add_audit(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    from agents.audit.core import audit
-    from agents.audit.render import render_audit
-    from agents.catalog.loader import load_catalog
-    from agents.catalog.student import check_student_against_catalog, load_student
+    from agents.audit import audit, render_audit
+    from agents.catalog import check_student_against_catalog, load_catalog, load_student
     from agents.errors import StudentRecordError
 
     cat = load_catalog(args.catalog)

@@ -26,7 +26,7 @@ from agents.artifacts import (
     RequirementsProposal,
     Schedule,
 )
-from agents.llm.boundary import LLMLedger
+from agents.llm import LLMLedger
 
 SCHEMA_VERSION: Final = 1
 

@@ -29,7 +29,7 @@ import structlog
 from pydantic import PrivateAttr
 
 from agents.artifacts import PlanRequest
-from agents.llm.boundary import LLMBackend, LLMCall, LLMLedger
+from agents.llm import LLMBackend, LLMCall, LLMLedger
 from agents.toolbox import Settings, Toolbox
 from pipeline.context import (
     RunConfig,
@@ -81,8 +81,8 @@ class ToolboxFactory:
         index_dir: Path | None = None,
         llm: LLMBackend | None = None,
     ) -> None:
-        from agents.catalog.loader import catalog_fingerprint, load_catalog
-        from agents.llm.boundary import make_backend
+        from agents.catalog import catalog_fingerprint, load_catalog
+        from agents.llm import make_backend
 
         self.catalog = load_catalog(catalog_path)
         self.catalog_fingerprint = catalog_fingerprint(catalog_path)

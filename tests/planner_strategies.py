@@ -13,9 +13,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from agents.catalog.model import Catalog
-from agents.catalog.student import StudentRecord
-from agents.planner.plan import PlanConstraints
+from agents.catalog import Catalog, StudentRecord
+from agents.planner import PlanConstraints
 
 SEASONS = (["fall"], ["spring"], ["fall", "spring"], ["fall", "spring"])
 GRADES = ("A", "B", "C", "D", "F")
@@ -393,6 +392,6 @@ def realistic_student(cat: Catalog, major: str, done_terms: int, seed: int = 0) 
 
 
 def _courses(node: Any) -> list[str]:
-    from agents.catalog.prereq import courses_in
+    from agents.catalog import courses_in
 
     return courses_in(node)

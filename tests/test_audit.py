@@ -18,11 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.audit.core import SCHEMA_FILE, audit, audit_schema, unmet
-from agents.audit.render import render_audit
-from agents.catalog.loader import load_catalog, reference_problems
-from agents.catalog.model import Catalog
-from agents.catalog.student import StudentRecord, load_student
+from agents.audit import SCHEMA_FILE, audit, audit_schema, render_audit, unmet
+from agents.catalog import Catalog, StudentRecord, load_catalog, load_student, reference_problems
 from agents.errors import TermError, UnknownProgramError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,11 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents.audit import AuditReport, RequirementAudit, audit, unmet
 from agents.audit import search as audit_search
-from agents.audit.core import AuditReport, RequirementAudit, audit, unmet
-from agents.catalog.loader import load_catalog
-from agents.catalog.model import Catalog
-from agents.catalog.student import StudentRecord
+from agents.catalog import Catalog, StudentRecord, load_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 POINTS = {"A": 4.0, "B": 3.0, "C": 2.0, "D": 1.0}

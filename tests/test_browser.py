@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from agents.artifacts import Recommendation
-from agents.catalog.loader import load_catalog
+from agents.catalog import load_catalog
 from agents.render import to_html
 from eval.suite import SuiteRunner, load_scenarios
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agents.catalog.loader import catalog_schema, load_catalog, parse_catalog
+from agents.catalog import catalog_schema, load_catalog, parse_catalog
 from agents.errors import CatalogError, CatalogReferenceError, CatalogSchemaError
 from pipeline.cli import main
 from tests.catalog_base import base_catalog

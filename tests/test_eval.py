@@ -14,10 +14,8 @@ from pathlib import Path
 import pytest
 
 from agents.artifacts import CitationRef
-from agents.catalog.loader import load_catalog
-from agents.catalog.student import load_student
-from agents.catalog.terms import Term
-from agents.planner.plan import PlanConstraints
+from agents.catalog import Term, load_catalog, load_student
+from agents.planner import PlanConstraints
 from eval import bench
 from eval.__main__ import main
 from eval.bounds import lower_bound

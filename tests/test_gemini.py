@@ -15,20 +15,21 @@ import pytest
 import structlog
 
 from agents.artifacts import Recommendation, ScheduledCourse, ScheduledTerm
-from agents.catalog.loader import load_catalog
-from agents.catalog.model import Catalog
+from agents.catalog import Catalog, load_catalog
 from agents.errors import LLMConfigError
-from agents.llm.boundary import (
+from agents.llm import (
+    INTAKE_SYSTEM,
+    LETTER_SYSTEM,
     IntakeExtraction,
     LLMCall,
     LLMLedger,
     LLMResult,
     OfflineBackend,
     make_backend,
+    response_schema,
+    template_letter,
 )
 from agents.llm.gemini import DEFAULT_MODEL, GeminiBackend, RetryPolicy
-from agents.llm.letters import template_letter
-from agents.llm.prompts import INTAKE_SYSTEM, LETTER_SYSTEM, response_schema
 from agents.llm.redact import redact, redact_processor, redact_text, register_secret
 from tests.fake_gemini import FakeGemini, Reply, error_reply, json_reply, text_reply
 

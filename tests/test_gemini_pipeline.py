@@ -19,9 +19,8 @@ from typing import Any
 import pytest
 
 from agents.artifacts import IntakeResult, PlanRequest, Recommendation
-from agents.catalog.loader import load_catalog
-from agents.catalog.student import load_student
-from agents.llm.boundary import LLMLedger, OfflineBackend
+from agents.catalog import load_catalog, load_student
+from agents.llm import LLMLedger, OfflineBackend
 from agents.llm.gemini import GeminiBackend, RetryPolicy
 from agents.toolbox import Settings
 from pipeline.errors import RunInterrupted

@@ -18,11 +18,9 @@ from agents.artifacts import (
     StudentProfile,
     TimePreferences,
 )
-from agents.catalog.loader import load_catalog
-from agents.catalog.model import Catalog
-from agents.catalog.student import StudentRecord
+from agents.catalog import Catalog, StudentRecord, load_catalog
 from agents.intake import profile_of, run
-from agents.llm.boundary import IntakeExtraction, LLMLedger, LLMResult, Source
+from agents.llm import IntakeExtraction, LLMLedger, LLMResult, Source
 from agents.toolbox import Toolbox
 
 ROOT = Path(__file__).resolve().parent.parent

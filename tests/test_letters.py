@@ -16,7 +16,7 @@ from agents.artifacts import (
     ScheduledCourse,
     ScheduledTerm,
 )
-from agents.llm.letters import check_letter, letter_mentions, template_letter
+from agents.llm import check_letter, letter_mentions, template_letter
 
 OVERLOAD = CitationRef(
     document="academic-policies",

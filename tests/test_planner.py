@@ -14,11 +14,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
-from agents.catalog.prereq import AllOf, AnyOf, CourseCond, PrereqNode, UnitsCond
-from agents.catalog.terms import Term
+from agents.catalog import AllOf, AnyOf, CourseCond, PrereqNode, Term, UnitsCond
 from agents.errors import PlanningError, UnknownProgramError
-from agents.planner.plan import PlanConstraints, PlannedTerm, PlanResult, plan
-from agents.verifier.verify import verify_plan
+from agents.planner import PlanConstraints, PlannedTerm, PlanResult, plan
+from agents.verifier import verify_plan
 from tests.planner_strategies import (
     Instance,
     catalog,
@@ -547,7 +546,7 @@ def test_every_returned_plan_passes_the_verifier(inst: Instance) -> None:
 _RUN = """
 import json, sys
 from tests.planner_strategies import realistic_catalog, realistic_student
-from agents.planner.plan import PlanConstraints, plan
+from agents.planner.api import PlanConstraints, plan
 cat = realistic_catalog(1)
 record = realistic_student(cat, "ECON-BA", 1, 1)
 result = plan(cat, record, ["ECON-BA", "PHIL-MIN"], PlanConstraints())

@@ -24,14 +24,25 @@ from agents.artifacts import (
     StudentProfile,
     Violation,
 )
-from agents.catalog.loader import load_catalog
-from agents.catalog.model import PolicyRule, RuleCondition, SharingLimit
-from agents.catalog.student import CourseAttempt, StudentRecord
-from agents.catalog.terms import Term
+from agents.catalog import (
+    CourseAttempt,
+    PolicyRule,
+    RuleCondition,
+    SharingLimit,
+    StudentRecord,
+    Term,
+    load_catalog,
+)
+from agents.policy import (
+    Findings,
+    PlanCheck,
+    applicable_rules,
+    check_plan,
+    load_limit,
+    standings_by_term,
+)
 from agents.policy import checks as policy
 from agents.policy import rules as policy_rules
-from agents.policy.checks import Findings, PlanCheck, check_plan
-from agents.policy.rules import applicable_rules, load_limit, standings_by_term
 from agents.toolbox import Toolbox
 
 CATALOG = load_catalog()

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.catalog.prereq import (
+from agents.catalog import (
     AllOf,
     AnyOf,
     ConsentCond,

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from agents.artifacts import PlanRequest
-from agents.catalog.loader import load_catalog
-from agents.catalog.student import check_student_against_catalog, load_student
+from agents.catalog import check_student_against_catalog, load_catalog, load_student
 from agents.intake import run
 from agents.toolbox import Toolbox
 

@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 from agents.artifacts import CitationRef
-from agents.catalog.loader import load_catalog, parse_catalog
-from agents.catalog.model import Catalog
+from agents.catalog import Catalog, load_catalog, parse_catalog
 from agents.errors import UnknownReferenceError
+from agents.retrieval import Hit, Retriever, default_index_dir, index_fingerprint
 from agents.retrieval import index as retrieval
-from agents.retrieval.index import Hit, Retriever, default_index_dir, index_fingerprint
 from tests.catalog_base import base_catalog
 
 

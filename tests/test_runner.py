@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agents.artifacts import Schedule
-from agents.llm.boundary import LLMCall
+from agents.llm import LLMCall
 from agents.toolbox import Settings
 from pipeline.errors import (
     FingerprintMismatchError,

@@ -12,21 +12,25 @@ from pathlib import Path
 
 import pytest
 
-from agents.catalog.loader import load_catalog, reference_problems
-from agents.catalog.model import Catalog, Meeting
-from agents.catalog.prereq import (
+from agents.catalog import (
     AllOf,
     AnyOf,
+    Catalog,
     ConsentCond,
     CourseCond,
+    Meeting,
     PrereqNode,
     ProgramCond,
     StandingCond,
+    StudentRecord,
+    Term,
     UnitsCond,
+    check_student_against_catalog,
     courses_in,
+    load_catalog,
+    load_student,
+    reference_problems,
 )
-from agents.catalog.student import StudentRecord, check_student_against_catalog, load_student
-from agents.catalog.terms import Term
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG_PATH = ROOT / "agents" / "data" / "catalog.json"

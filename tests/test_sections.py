@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from agents.catalog.model import Meeting
-from agents.planner.sections import meetings_overlap, normalize_days, select_sections
+from agents.catalog import Meeting
+from agents.planner import meetings_overlap, normalize_days, select_sections
 from tests.planner_strategies import catalog, course, program
 
 FS = ["fall", "spring"]

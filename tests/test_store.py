@@ -26,7 +26,7 @@ from agents.artifacts import (
     ScheduledTerm,
     Violation,
 )
-from agents.llm.boundary import LLMCall, LLMLedger
+from agents.llm import LLMCall, LLMLedger
 from pipeline.context import (
     STAGE_NAMES,
     RunConfig,

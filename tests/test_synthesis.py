@@ -29,11 +29,9 @@ from agents.artifacts import (
     StudentProfile,
     Violation,
 )
-from agents.audit.core import AuditReport, ProgramAudit, RequirementAudit
-from agents.catalog.loader import load_catalog, parse_catalog
-from agents.catalog.model import Catalog
-from agents.llm.boundary import LLMLedger, LLMResult
-from agents.llm.letters import check_letter
+from agents.audit import AuditReport, ProgramAudit, RequirementAudit
+from agents.catalog import Catalog, load_catalog, parse_catalog
+from agents.llm import LLMLedger, LLMResult, check_letter
 from agents.toolbox import Toolbox
 
 # --------------------------------------------------------------------------- fixture

@@ -9,10 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.catalog.loader import load_catalog
-from agents.catalog.model import Catalog
-from agents.llm.boundary import IntakeExtraction, LLMLedger, OfflineBackend
-from agents.llm.textparse import (
+from agents.catalog import Catalog, load_catalog
+from agents.llm import (
+    IntakeExtraction,
+    LLMLedger,
+    OfflineBackend,
     is_relative_target,
     parse_request_text,
     resolve_target_phrase,

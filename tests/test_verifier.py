@@ -7,9 +7,8 @@ import subprocess
 import sys
 from typing import Any
 
-from agents.planner.plan import PlanConstraints, PlannedTerm, PlanResult, plan
-from agents.planner.sections import select_sections
-from agents.verifier.verify import Defect, verify_plan
+from agents.planner import PlanConstraints, PlannedTerm, PlanResult, plan, select_sections
+from agents.verifier import Defect, verify_plan
 from tests.planner_strategies import catalog, course, program, student
 
 FS = ["fall", "spring"]

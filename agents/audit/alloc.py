@@ -50,19 +50,21 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Literal
 
-from agents.catalog.model import (
+from agents.catalog import (
     AllOfRequirement,
+    AttemptSource,
     Catalog,
     Course,
+    CourseAttempt,
     CourseRequirement,
     CourseSetRequirement,
     NOfRequirement,
     Program,
     RequirementNode,
     SharingLimit,
+    StudentRecord,
+    Term,
 )
-from agents.catalog.student import AttemptSource, CourseAttempt, StudentRecord
-from agents.catalog.terms import Term
 
 CountedStatus = Literal["completed", "in_progress", "planned"]
 Leaf = CourseRequirement | CourseSetRequirement

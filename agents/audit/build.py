@@ -27,7 +27,7 @@ from agents.audit.core import (
     SharedCourse,
     Status,
 )
-from agents.catalog.model import (
+from agents.catalog import (
     AllOfRequirement,
     Catalog,
     CourseRequirement,
@@ -36,9 +36,9 @@ from agents.catalog.model import (
     Program,
     RequirementNode,
     SharingLimit,
+    StudentRecord,
+    Term,
 )
-from agents.catalog.student import StudentRecord
-from agents.catalog.terms import Term
 
 
 def _r(x: float) -> float:

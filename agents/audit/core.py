@@ -27,11 +27,18 @@ import structlog
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.audit.alloc import CountedStatus, build_pool, sharing_limit
-from agents.catalog.model import Catalog, Program
-from agents.catalog.prereq import ClassStanding
-from agents.catalog.schemas import model_schema, published_schema, write_schema_file
-from agents.catalog.student import AttemptSource, StudentRecord, check_student_against_catalog
-from agents.catalog.terms import Term
+from agents.catalog import (
+    AttemptSource,
+    Catalog,
+    ClassStanding,
+    Program,
+    StudentRecord,
+    Term,
+    check_student_against_catalog,
+    model_schema,
+    published_schema,
+    write_schema_file,
+)
 
 log = structlog.get_logger(__name__)
 

@@ -45,7 +45,7 @@ from agents.audit.alloc import (
     pair,
     required_count,
 )
-from agents.catalog.model import (
+from agents.catalog import (
     AllOfRequirement,
     Catalog,
     CourseRequirement,

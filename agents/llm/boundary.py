@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.catalog.model import Catalog
+from agents.catalog import Catalog
 
 if TYPE_CHECKING:
     from agents.artifacts import Recommendation

@@ -45,7 +45,7 @@ import structlog
 from google import genai
 from google.genai import types
 
-from agents.catalog.model import Catalog
+from agents.catalog import Catalog
 from agents.errors import LLMConfigError
 from agents.llm.boundary import (
     IntakeExtraction,

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from agents.artifacts import NegotiationRound, Recommendation, Risk, ScheduledTerm
-from agents.catalog.terms import Term, term_label
+from agents.catalog import Term, term_label
 
 SIGN_OFF = "Office of Undergraduate Advising"
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import jsonschema
 from pydantic import ValidationError
 
-from agents.catalog.model import Catalog
+from agents.catalog import Catalog
 from agents.llm.boundary import IntakeExtraction
 
 if TYPE_CHECKING:

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import re
 
-from agents.catalog.model import Catalog
-from agents.catalog.terms import Term
+from agents.catalog import Catalog, Term
 from agents.llm.boundary import IntakeExtraction
 from agents.llm.textparse_prefs import interests_in, load_caps, time_preferences
 from agents.llm.textparse_programs import (

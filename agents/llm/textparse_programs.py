@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agents.catalog.model import Catalog, Program
+from agents.catalog import Catalog, Program
 
 Span = tuple[int, int]
 

@@ -30,7 +30,7 @@ from typing import Literal
 import structlog
 from ortools.sat.python import cp_model
 
-from agents.catalog.prereq import (
+from agents.catalog import (
     AllOf,
     AnyOf,
     ConsentCond,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from agents.catalog.prereq import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode, ProgramCond
+from agents.catalog import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode, ProgramCond
 from agents.planner.prep import INF, Analysis, Prep, walk_prereq
 
 SET_SLACK = 4

@@ -13,28 +13,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agents.catalog.model import (
+from agents.catalog import (
+    AllOf,
     AllOfRequirement,
+    AnyOf,
     Catalog,
+    ConsentCond,
     Course,
+    CourseCond,
     CourseRequirement,
     CourseSetRequirement,
     NOfRequirement,
-    Program,
-    RequirementNode,
-)
-from agents.catalog.prereq import (
-    AllOf,
-    AnyOf,
-    ConsentCond,
-    CourseCond,
     PrereqNode,
+    Program,
     ProgramCond,
+    RequirementNode,
     StandingCond,
+    StudentRecord,
+    Term,
     UnitsCond,
 )
-from agents.catalog.student import StudentRecord
-from agents.catalog.terms import Term
 from agents.errors import PlanningError
 
 INF = 10**6

@@ -17,9 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from agents.catalog.model import Catalog, Program
-from agents.catalog.student import StudentRecord
-from agents.catalog.terms import Term
+from agents.catalog import Catalog, Program, StudentRecord, Term
 from agents.errors import PlanningError
 from agents.planner.model import Solution
 from agents.planner.prep import (
@@ -32,7 +30,7 @@ from agents.planner.prep import (
 )
 
 if TYPE_CHECKING:
-    from agents.planner.plan import PlanConstraints
+    from agents.planner.api import PlanConstraints
 
 Solver = Callable[[Prep, "PlanSetup", float, bool], Solution]
 

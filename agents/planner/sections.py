@@ -28,8 +28,7 @@ import structlog
 from ortools.sat.python import cp_model
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.catalog.model import Catalog, Meeting, Section
-from agents.catalog.terms import Term
+from agents.catalog import Catalog, Meeting, Section, Term
 
 log = structlog.get_logger(__name__)
 

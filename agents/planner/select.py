@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
-from agents.catalog.prereq import AllOf, AnyOf, CourseCond, PrereqNode, ProgramCond
+from agents.catalog import AllOf, AnyOf, CourseCond, PrereqNode, ProgramCond
 from agents.planner.prep import Prep, ReqTree
 
 Lit = cp_model.IntVar

@@ -41,10 +41,8 @@ from agents.artifacts import (
     StudentProfile,
     Violation,
 )
-from agents.audit.core import audit, sharing_limit
-from agents.catalog.model import Catalog, PolicyRule
-from agents.catalog.student import StudentRecord
-from agents.catalog.terms import Term
+from agents.audit import audit, sharing_limit
+from agents.catalog import Catalog, PolicyRule, StudentRecord, Term
 from agents.policy.rules import (
     LOAD_KINDS,
     NOT_ATTEMPTS,

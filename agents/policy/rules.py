@@ -34,9 +34,7 @@ from agents.artifacts import (
     ScheduledTerm,
     StudentProfile,
 )
-from agents.catalog.model import AcademicStatus, Catalog, PolicyRule
-from agents.catalog.prereq import ClassStanding
-from agents.catalog.terms import Term
+from agents.catalog import AcademicStatus, Catalog, ClassStanding, PolicyRule, Term
 
 log = structlog.get_logger(__name__)
 

@@ -35,7 +35,7 @@ from whoosh.fields import ID, KEYWORD, TEXT, Schema
 from whoosh.index import Index
 
 from agents.artifacts import CitationRef
-from agents.catalog.model import Catalog
+from agents.catalog import Catalog
 from agents.errors import UnknownReferenceError
 
 log = structlog.get_logger(__name__)

@@ -24,20 +24,23 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.catalog.model import Catalog, CourseRequirement, CourseSetRequirement, Section
-from agents.catalog.prereq import (
+from agents.catalog import (
     AllOf,
     AnyOf,
+    Catalog,
     ConsentCond,
     CourseCond,
+    CourseRequirement,
+    CourseSetRequirement,
     PrereqNode,
     ProgramCond,
+    Section,
     StandingCond,
+    StudentRecord,
+    Term,
     UnitsCond,
     format_prereq,
 )
-from agents.catalog.student import StudentRecord
-from agents.catalog.terms import Term
 
 # The verifier reads plans, constraints and section choices through these protocols so that
 # it imports neither the planner nor the solver (``PlanResult``, ``PlanConstraints`` and
@@ -446,7 +449,7 @@ def _requirements(
     planned: dict[str, str],
     plan: PlanLike,
 ) -> None:
-    from agents.audit.core import audit, unmet  # at call time: the audit is a peer module
+    from agents.audit import audit, unmet  # at call time: the audit is a peer module
 
     report = audit(catalog, student, list(programs), planned=planned)
     for program, req, why in unmet(report):

@@ -31,15 +31,14 @@ from typing import TYPE_CHECKING, Literal, cast
 import structlog
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.catalog.model import Catalog
-from agents.catalog.student import StudentRecord
+from agents.catalog import Catalog, StudentRecord
 from agents.planner.model import Solution
 from agents.planner.prep import Leaf, Prep, ReqTree
 from agents.planner.reasons import PlanSetup, analysis_reasons, diagnose, input_reasons
 from agents.planner.solve import solve_plan
 
 if TYPE_CHECKING:
-    from agents.audit.core import AuditReport, RequirementAudit
+    from agents.audit import AuditReport, RequirementAudit
 
 log = structlog.get_logger(__name__)
 
@@ -260,7 +259,7 @@ def _agree_with_audit(
     are ordered first instead (the audit fills by term, then code); any unit shortfall is
     added. Returns the last plan that solved, with a note when the audit still disagrees.
     """
-    from agents.audit.core import audit, unmet  # peer tool: imported when first needed
+    from agents.audit import audit, unmet  # peer tool: imported when first needed
 
     codes = [p.code for p in setup.programs]
     problems: list[tuple[str, str, str]] = []
@@ -432,7 +431,7 @@ def _trim(prep: Prep, sol: Solution) -> dict[str, list[str]]:
 
 
 def _consent_of(prep: Prep, code: str) -> str:
-    from agents.catalog.prereq import ConsentCond
+    from agents.catalog import ConsentCond
     from agents.planner.prep import walk_prereq
 
     kinds = [
