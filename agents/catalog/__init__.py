@@ -40,7 +40,9 @@ from agents.catalog.prereq import (
     UnitsCond,
     courses_in,
     format_prereq,
+    iter_prereq,
     parse_prereq,
+    programs_in,
 )
 from agents.catalog.schemas import model_schema, published_schema, write_schema_file
 from agents.catalog.student import (
@@ -89,12 +91,14 @@ __all__ = [
     "courses_in",
     "default_catalog_path",
     "format_prereq",
+    "iter_prereq",
     "json_path",
     "load_catalog",
     "load_student",
     "model_schema",
     "parse_catalog",
     "parse_prereq",
+    "programs_in",
     "published_schema",
     "reference_problems",
     "schema_problems",

@@ -30,7 +30,12 @@ from agents.catalog.model import (
     RequirementNode,
     pattern_matches,
 )
-from agents.catalog.prereq import AllOf, AnyOf, CourseCond, PrereqNode, ProgramCond, courses_in
+from agents.catalog.prereq import (
+    CourseCond,
+    ProgramCond,
+    courses_in,
+    iter_prereq,
+)
 from agents.catalog.schemas import model_schema, published_schema, write_schema_file
 from agents.catalog.terms import Term
 from agents.errors import CatalogError, CatalogReferenceError, CatalogSchemaError
@@ -253,18 +258,6 @@ def _dupes(items: Iterable[str]) -> list[str]:
     return out
 
 
-def _walk_prereq(node: PrereqNode | None) -> Iterable[PrereqNode]:
-    if node is None:
-        return
-    yield node
-    if isinstance(node, AllOf):
-        for c in node.all:
-            yield from _walk_prereq(c)
-    elif isinstance(node, AnyOf):
-        for c in node.any:
-            yield from _walk_prereq(c)
-
-
 def _walk_req(node: RequirementNode, path: str) -> Iterable[tuple[RequirementNode, str]]:
     yield node, path
     if isinstance(node, AllOfRequirement | NOfRequirement):
@@ -298,7 +291,7 @@ def reference_problems(cat: Catalog) -> list[str]:
     for i, c in enumerate(cat.courses):
         at = f"$.courses[{i}] ({c.code})"
         for field in ("prerequisites", "corequisites"):
-            for n in _walk_prereq(getattr(c, field)):
+            for n in iter_prereq(getattr(c, field)):
                 if isinstance(n, CourseCond):
                     if n.course not in codes:
                         problems.append(f"{at}.{field}: unknown course {n.course!r}")

@@ -16,6 +16,7 @@ consent). The same tree can be written as an expression::
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -257,40 +258,30 @@ def coerce_prereq(value: object) -> PrereqNode | None:
     return value  # type: ignore[return-value]
 
 
+def iter_prereq(node: PrereqNode | None) -> Iterator[PrereqNode]:
+    """Every node of a prerequisite tree, depth first, parents before children: the one
+    walk over a tree that every reader of prerequisites uses."""
+    if node is None:
+        return
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, AllOf):
+            stack.extend(reversed(n.all))
+        elif isinstance(n, AnyOf):
+            stack.extend(reversed(n.any))
+
+
 def courses_in(node: PrereqNode | None) -> list[str]:
     """Every course code named in a tree, in order of first appearance."""
     out: list[str] = []
-
-    def walk(n: PrereqNode) -> None:
-        if isinstance(n, CourseCond):
-            if n.course not in out:
-                out.append(n.course)
-        elif isinstance(n, AllOf):
-            for c in n.all:
-                walk(c)
-        elif isinstance(n, AnyOf):
-            for c in n.any:
-                walk(c)
-
-    if node is not None:
-        walk(node)
+    for n in iter_prereq(node):
+        if isinstance(n, CourseCond) and n.course not in out:
+            out.append(n.course)
     return out
 
 
 def programs_in(node: PrereqNode | None) -> list[str]:
     """Every program code named in a tree."""
-    out: list[str] = []
-
-    def walk(n: PrereqNode) -> None:
-        if isinstance(n, ProgramCond):
-            out.append(n.program)
-        elif isinstance(n, AllOf):
-            for c in n.all:
-                walk(c)
-        elif isinstance(n, AnyOf):
-            for c in n.any:
-                walk(c)
-
-    if node is not None:
-        walk(node)
-    return out
+    return [n.program for n in iter_prereq(node) if isinstance(n, ProgramCond)]

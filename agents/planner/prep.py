@@ -32,6 +32,7 @@ from agents.catalog import (
     StudentRecord,
     Term,
     UnitsCond,
+    iter_prereq,
 )
 from agents.errors import PlanningError
 
@@ -213,17 +214,7 @@ def sharing_limits(programs: Sequence[Program]) -> list[tuple[str, str, int]]:
 
 
 def walk_prereq(node: PrereqNode | None) -> list[PrereqNode]:
-    out: list[PrereqNode] = []
-    if node is None:
-        return out
-    out.append(node)
-    if isinstance(node, AllOf):
-        for c in node.all:
-            out.extend(walk_prereq(c))
-    elif isinstance(node, AnyOf):
-        for c in node.any:
-            out.extend(walk_prereq(c))
-    return out
+    return list(iter_prereq(node))
 
 
 @dataclass
