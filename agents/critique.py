@@ -30,11 +30,11 @@ from agents.artifacts import (
     Critique,
     IntakeResult,
     Modification,
-    RequirementsProposal,
     Risk,
     Schedule,
     Violation,
 )
+from agents.case import Case
 from agents.catalog import (
     AllOf,
     AnyOf,
@@ -51,11 +51,14 @@ from agents.toolbox import Toolbox
 log = structlog.get_logger(__name__)
 
 
-def run(
-    intake: IntakeResult, proposal: RequirementsProposal, schedule: Schedule, tools: Toolbox
-) -> Critique:
-    """Critique ``schedule``; ``proposal`` is part of the stage contract but every fact
-    checked here comes from the schedule, the record and the catalog."""
+def run(case: Case, tools: Toolbox) -> Critique:
+    """The stage: critique the case's current schedule."""
+    return review(case.need_intake(), case.schedule, tools)
+
+
+def review(intake: IntakeResult, schedule: Schedule, tools: Toolbox) -> Critique:
+    """Critique ``schedule``: every fact checked comes from the schedule, the record and
+    the catalog."""
     ctx = PlanCheck(
         catalog=tools.catalog,
         profile=intake.profile,

@@ -22,6 +22,7 @@ from agents.artifacts import (
     StudentProfile,
     TimePreferences,
 )
+from agents.case import Case
 from agents.catalog import Catalog, StudentRecord, Term, check_student_against_catalog
 from agents.errors import TermError
 from agents.llm import (
@@ -326,7 +327,12 @@ def _clock(value: str | None, c: _Collector) -> str | None:
     return None
 
 
-def run(request: PlanRequest, tools: Toolbox) -> IntakeResult:
+def run(case: Case, tools: Toolbox) -> IntakeResult:
+    """The stage: read the case's request."""
+    return read_request(case.request, tools)
+
+
+def read_request(request: PlanRequest, tools: Toolbox) -> IntakeResult:
     """Read the request against the catalog; see the module docstring."""
     catalog, student = tools.catalog, request.student
     c = _Collector()

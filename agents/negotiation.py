@@ -1,9 +1,17 @@
-"""Negotiation helpers: one ``NegotiationRound`` per schedule, the machine's loop guards, and
-the terminal status a finished run records.
+"""The negotiation rules: when the loop goes on, how each round is recorded, and the
+terminal status a run ends with. The machine's guards and callbacks call these; it decides
+nothing itself.
 
-A *round* is one schedule and its critique; ``rounds_used`` is the number of the current
-round (``Schedule.round``), so ``max_rounds`` bounds how many schedules are proposed and at
-most ``max_rounds - 1`` refinements happen.
+A *round* is one schedule and its critique; the case's ``round`` is the number of the
+current round (``Schedule.round``), so ``max_rounds`` bounds how many schedules are
+proposed and at most ``max_rounds - 1`` refinements happen.
+
+- after a critique: ``wants_refinement`` (not approved, not "not needed", rounds left);
+- after a refinement: ``revised`` (a new constraint set goes back to scheduling, and
+  ``close_round`` records the round); otherwise the loop ends;
+- leaving the loop: ``conclude`` gives the terminal status and the last round's record,
+  whose resolution is ``no_change`` (after a refinement that changed nothing),
+  ``infeasible``, ``approved`` or ``max_rounds``.
 
 Terminal status, first match wins:
 
@@ -24,6 +32,7 @@ Terminal status, first match wins:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from agents.artifacts import (
@@ -35,6 +44,7 @@ from agents.artifacts import (
     Refinement,
     Schedule,
 )
+from agents.case import Case
 from agents.policy import num
 
 Resolution = Literal["approved", "revised", "no_change", "max_rounds", "infeasible"]
@@ -86,14 +96,7 @@ def make_round(
     )
 
 
-def terminal_status(
-    intake: IntakeResult,
-    schedule: Schedule,
-    critique: Critique,
-    refinement: Refinement | None,
-    rounds_used: int,
-    max_rounds: int,
-) -> Outcome:
+def terminal_status(intake: IntakeResult, schedule: Schedule, critique: Critique) -> Outcome:
     """How the run ends (see the module docstring for the order of the checks)."""
     if intake.intent in ANSWER_INTENTS:
         return "answered"
@@ -111,20 +114,49 @@ def terminal_status(
     return "approved"
 
 
-def next_step(
-    critique: Critique, refinement: Refinement | None, rounds_used: int, max_rounds: int
-) -> Literal["refine", "synthesize"]:
-    """After a critique: refine while it is not approved and rounds are left. ``refinement``
-    is the previous round's; a refinement that changed nothing never loops again."""
-    if critique.approval in ("approved", "not_needed") or rounds_used >= max_rounds:
-        return "synthesize"
-    if refinement is not None and refinement.status != "revised":
-        return "synthesize"
-    return "refine"
+# --------------------------------------------------------------------------- the loop
 
 
-def after_refinement(refinement: Refinement) -> Literal["schedule", "synthesize"]:
-    """A revised constraint set goes back to scheduling; anything else ends the loop."""
-    if refinement.status == "revised" and refinement.constraints is not None:
-        return "schedule"
-    return "synthesize"
+def wants_refinement(case: Case, max_rounds: int) -> bool:
+    """After a critique: refine while it is neither approved nor not needed and rounds are
+    left (a refinement that changed nothing never reaches another critique)."""
+    return case.critique.approval not in ("approved", "not_needed") and case.round < max_rounds
+
+
+def revised(case: Case) -> bool:
+    """After refinement: a revised constraint set goes back to scheduling."""
+    refinement = case.refinement
+    return refinement.status == "revised" and refinement.constraints is not None
+
+
+def close_round(case: Case) -> NegotiationRound:
+    """The record of a round that refinement revised (the loop goes on)."""
+    return make_round(case.schedule, case.critique, case.refinement, "revised")
+
+
+@dataclass(frozen=True)
+class Conclusion:
+    """How a run leaves the loop: its terminal status and the last round's record (None
+    when nothing was proposed, so nothing was negotiated)."""
+
+    outcome: Outcome
+    last_round: NegotiationRound | None
+
+
+def conclude(case: Case, *, after_refinement: bool) -> Conclusion:
+    """Leaving the loop, from the critique or from a refinement that changed nothing."""
+    schedule, critique = case.schedule, case.critique
+    refinement = case.refinement if after_refinement else None
+    outcome = terminal_status(case.need_intake(), schedule, critique)
+    if schedule.status == "not_needed":
+        return Conclusion(outcome, None)
+    resolution: Resolution
+    if refinement is not None:
+        resolution = "no_change"
+    elif outcome == "infeasible" or schedule.solver_status == "infeasible":
+        resolution = "infeasible"
+    elif critique.approval in ("approved", "not_needed"):
+        resolution = "approved"
+    else:
+        resolution = "max_rounds"
+    return Conclusion(outcome, make_round(schedule, critique, refinement, resolution))

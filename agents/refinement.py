@@ -28,6 +28,7 @@ from agents.artifacts import (
     Refinement,
     Schedule,
 )
+from agents.case import Case
 from agents.critique import describe
 from agents.policy import label, num
 from agents.toolbox import Toolbox
@@ -35,7 +36,14 @@ from agents.toolbox import Toolbox
 log = structlog.get_logger(__name__)
 
 
-def run(intake: IntakeResult, schedule: Schedule, critique: Critique, tools: Toolbox) -> Refinement:
+def run(case: Case, tools: Toolbox) -> Refinement:
+    """The stage: turn the current round's critique into the next constraint set."""
+    return revise(case.need_intake(), case.schedule, case.critique, tools)
+
+
+def revise(
+    intake: IntakeResult, schedule: Schedule, critique: Critique, tools: Toolbox
+) -> Refinement:
     bound = log.bind(request_id=intake.request_id, round=critique.round)
     if critique.status == "not_needed" or critique.approval in ("approved", "not_needed"):
         result = Refinement(

@@ -1,9 +1,12 @@
 """Requirements proposal: the audit of every target program (what-if for added ones) and the
-course set proposed for what remains, each course with the requirement it satisfies and why.
+round-1 plan for what remains - each course with the requirement it satisfies and why.
 
-The course set is the one an unconstrained optimal plan would use (standard load, no
-target), so the proposal and the schedule speak about the same courses; the scheduling
-stage then places them under the negotiated constraints.
+The plan is solved once, here, under the round-1 constraint set (the student's own wishes,
+``agents.planning.initial_constraints``) and kept in the proposal (``plan``,
+``constraints``). The scheduling stage places exactly that plan in round 1 (it picks the
+next term's sections and checks it with the verifier) and re-solves only when refinement
+has changed the constraints or the next term's sections clash. A policy question or a
+progress check plans nothing; neither does a zero load cap (e.g. a suspended student).
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ import structlog
 
 from agents.artifacts import IntakeResult, ProposedCourse, RequirementsProposal
 from agents.audit import AuditReport, RequirementAudit, audit
-from agents.planner import PlanConstraints, plan
+from agents.case import Case
+from agents.planner import PlanResult, plan
+from agents.planning import initial_constraints, plannable_programs, to_plan_constraints
 from agents.toolbox import Toolbox
 
 log = structlog.get_logger(__name__)
@@ -42,7 +47,12 @@ def _reason(satisfies: list[str], nodes: dict[str, RequirementAudit], title: str
     return "Counts toward " + "; ".join(parts) + "."
 
 
-def run(intake: IntakeResult, tools: Toolbox) -> RequirementsProposal:
+def run(case: Case, tools: Toolbox) -> RequirementsProposal:
+    """The stage: propose for the case's intake result."""
+    return propose(case.need_intake(), tools)
+
+
+def propose(intake: IntakeResult, tools: Toolbox) -> RequirementsProposal:
     if intake.intent in NO_PLAN_INTENTS:
         return RequirementsProposal(
             status="not_needed", not_needed_reason=NO_PLAN_INTENTS[intake.intent]
@@ -69,41 +79,33 @@ def run(intake: IntakeResult, tools: Toolbox) -> RequirementsProposal:
             eligibility_issues=eligibility,
             assumptions=[*assumptions, "A progress check proposes no new courses."],
         )
-    eligible_targets = [
-        code
-        for code in intake.target_programs
-        if all(p.eligible for p in report.programs if p.code == code)
-    ]
-    result = plan(
-        catalog,
-        student,
-        eligible_targets,
-        PlanConstraints(
-            max_units_per_term=_standard_cap(tools),
-            terms_away=intake.constraints.terms_away,
-            avoid=intake.constraints.avoid_courses,
-            include=intake.constraints.include_courses,
-            time_limit_s=tools.settings.planner_time_limit_s,
-        ),
-    )
+    cs = initial_constraints(intake, tools)
+    result: PlanResult | None = None
+    if cs.max_units_per_term > 0:
+        programs = plannable_programs(intake, report)
+        result = plan(catalog, student, programs, to_plan_constraints(cs, intake, tools))
     nodes: dict[str, RequirementAudit] = {}
     for p in report.programs:
         nodes.update(_leaves(p.root, p.code))
     proposed = []
-    for t in result.terms:
-        for code in t.courses:
-            course = catalog.course(code)
-            satisfies = result.requirement_of.get(code, ["free elective"])
-            proposed.append(
-                ProposedCourse(
-                    course=code,
-                    title=course.title,
-                    units=course.units,
-                    satisfies=satisfies,
-                    reason=_reason(satisfies, nodes, course.title),
-                )
+    requirement_of = result.requirement_of if result is not None else {}
+    for code in [c for t in (result.terms if result is not None else []) for c in t.courses]:
+        course = catalog.course(code)
+        satisfies = requirement_of.get(code, ["free elective"])
+        proposed.append(
+            ProposedCourse(
+                course=code,
+                title=course.title,
+                units=course.units,
+                satisfies=satisfies,
+                reason=_reason(satisfies, nodes, course.title),
             )
-    if result.status == "infeasible":
+        )
+    if result is None:
+        assumptions.append(
+            f"Every term is capped at {cs.max_units_per_term:g} units, so nothing is planned."
+        )
+    elif result.status == "infeasible":
         assumptions.append(
             "No course set completes the programs within the planning horizon: "
             + "; ".join(result.reasons)
@@ -117,6 +119,8 @@ def run(intake: IntakeResult, tools: Toolbox) -> RequirementsProposal:
         sharing_effects=sharing,
         eligibility_issues=eligibility,
         assumptions=assumptions,
+        constraints=cs,
+        plan=result,
     )
 
 
@@ -138,8 +142,3 @@ def _remaining_units(report: AuditReport) -> float:
         if p.total_units_required is not None and p.units_toward_total is not None:
             return max(0.0, p.total_units_required - p.units_toward_total)
     return 0.0
-
-
-def _standard_cap(tools: Toolbox) -> float:
-    caps = [r.limit for r in tools.catalog.policies if r.kind == "max_units_per_term" and r.limit]
-    return max(caps) if caps else 54.0

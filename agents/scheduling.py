@@ -1,10 +1,10 @@
-"""Scheduling: run the CP-SAT planner with the current constraint set (the student's plus
-what refinement added), pick next-term sections, and check the result with the independent
-verifier. Records what the solver proved and why.
+"""Scheduling: place the plan for this round, pick the next term's sections, and check the
+result with the independent verifier. Records what the solver proved and why.
 
-The first round optimizes the student's goal: with a graduation target and no cap of their
-own, the cap is the highest any load rule allows anyone (the overload ceiling), so the
-policy critique - not the planner - decides whether this student may carry it.
+Round 1 places the plan the requirements stage proposed (``RequirementsProposal.plan``),
+solved under the round-1 constraint set (``agents.planning``); no solve happens here unless
+the next term's sections clash (a re-plan keeps the clashing courses out of that term). A
+later round has the constraint set refinement produced, so it solves that one.
 """
 
 from __future__ import annotations
@@ -21,17 +21,17 @@ from agents.artifacts import (
     ScheduledTerm,
     SectionPick,
 )
+from agents.case import Case
 from agents.catalog import Term
 from agents.planner import (
     PlanConstraints,
     PlanResult,
     SectionChoice,
-    always_clashing,
     describe,
-    never_free,
     plan,
     select_sections,
 )
+from agents.planning import initial_constraints, plannable_programs, to_plan_constraints
 from agents.toolbox import Toolbox
 from agents.verifier import verify_plan
 
@@ -43,110 +43,13 @@ NOT_NEEDED = {
 }
 
 
-def _load_limits(tools: Toolbox) -> tuple[float, float]:
-    """(standard cap, highest cap any rule allows) from the catalog's load rules."""
-    standard = [
-        r.limit
-        for r in tools.catalog.policies
-        if r.kind == "max_units_per_term" and r.limit and not r.applies_when.status_in
-    ]
-    overload = [r.limit for r in tools.catalog.policies if r.kind == "overload" and r.limit]
-    std = min(standard) if standard else 54.0
-    return std, max([std, *overload])
+def run(case: Case, tools: Toolbox) -> Schedule:
+    """The stage: schedule the case's round under the constraints refinement left (the
+    student's own wishes in round 1)."""
+    return place(case.need_intake(), case.need_proposal(), case.constraints, case.round, tools)
 
 
-def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
-    """The round-1 constraint set: the student's own wishes, nothing from policy yet."""
-    standard, ceiling = _load_limits(tools)
-    goals = intake.goals
-    term_caps: dict[str, float] = {}
-    if goals.max_units_per_term is not None:
-        # A wish above what any rule could allow is planned at the ceiling, not beyond.
-        wish = min(goals.max_units_per_term, ceiling)
-        if intake.intent == "plan_next_term":
-            # "At most 27 units next semester" limits that term, not the rest of the degree.
-            term_caps[intake.profile.next_term] = wish
-            cap = ceiling if goals.target_graduation is not None else standard
-        else:
-            cap = wish
-    elif goals.target_graduation is not None:
-        cap = ceiling
-    else:
-        cap = standard
-    fixed: dict[str, str] = {}
-    if intake.intent == "plan_next_term":
-        # Courses asked for in a next-term request are wanted in that term; a section clash
-        # between them is then reported, not quietly planned away.
-        nxt = Term.parse(intake.profile.next_term)
-        fixed = {
-            code: nxt.code
-            for code in intake.constraints.include_courses
-            if code in tools.catalog.course_by_code
-            and tools.catalog.course(code).offered.offered_in(nxt)
-        }
-    return ConstraintSet(
-        max_units_per_term=cap,
-        term_max_units=term_caps,
-        fixed=fixed,
-        max_courses_per_term=goals.max_courses_per_term,
-        terms_away=list(intake.constraints.terms_away),
-        target_term=goals.target_graduation,
-        include=list(intake.constraints.include_courses),
-        avoid=list(intake.constraints.avoid_courses),
-    )
-
-
-def to_plan_constraints(cs: ConstraintSet, intake: IntakeResult, tools: Toolbox) -> PlanConstraints:
-    interests: dict[str, float] = {}
-    if intake.constraints.interests:
-        ranked = tools.retriever.rank_courses(
-            intake.constraints.interests, [c.code for c in tools.catalog.courses]
-        )
-        interests = {c: round(s, 3) for c, s in ranked.items() if s > 0}
-    first = intake.profile.next_term
-    pinned = {c for c, t in cs.fixed.items() if t == first}
-    wanted = pinned | set(cs.include)
-    prefs = intake.constraints.time_preferences
-    # The next term's sections are known: keep pairs that can never both fit out of it,
-    # and courses whose every section breaks the student's free-time wishes.
-    pairs = [p for p in _clashing_pairs(tools, first) if not set(p) <= pinned]
-    not_in = {
-        c: [first]
-        for c in never_free(
-            tools.catalog, first, prefs.free_days, prefs.not_before, prefs.not_after
-        )
-        if c not in wanted
-    }
-    return PlanConstraints(
-        max_units_per_term=cs.max_units_per_term,
-        min_units_per_term=cs.min_units_per_term,
-        term_max_units=dict(cs.term_max_units),
-        term_min_units=dict(cs.term_min_units),
-        max_courses_per_term=cs.max_courses_per_term,
-        min_units_planned=cs.min_units_planned,
-        terms_away=list(cs.terms_away),
-        target_term=cs.target_term,
-        include=list(cs.include),
-        avoid=list(cs.avoid),
-        fixed=dict(cs.fixed),
-        exclusive_pairs={first: pairs} if pairs else {},
-        not_in_term=not_in,
-        interests=interests,
-        time_limit_s=tools.settings.planner_time_limit_s,
-    )
-
-
-_PAIRS: dict[tuple[int, str], list[tuple[str, str]]] = {}
-
-
-def _clashing_pairs(tools: Toolbox, term: str) -> list[tuple[str, str]]:
-    key = (id(tools.catalog), term)
-    if key not in _PAIRS:
-        _PAIRS[key] = always_clashing(tools.catalog, term)
-    return _PAIRS[key]
-
-
-def run(
+def place(
     intake: IntakeResult,
     proposal: RequirementsProposal,
     constraints: ConstraintSet | None,
@@ -160,7 +63,7 @@ def run(
             round=round,
             solver_status="not_run",
         )
-    cs = constraints or initial_constraints(intake, tools)
+    cs = constraints or proposal.constraints or initial_constraints(intake, tools)
     if cs.max_units_per_term <= 0:
         # A zero cap (e.g. no registration while suspended) leaves nothing to solve.
         return Schedule(
@@ -174,9 +77,12 @@ def run(
             ],
         )
     pc = to_plan_constraints(cs, intake, tools)
-    programs = _plannable_programs(intake, proposal)
+    programs = plannable_programs(intake, proposal.audit)
     assert intake.student is not None  # the intake stage always records it
-    result = plan(tools.catalog, intake.student, programs, pc)
+    if proposal.plan is not None and cs == proposal.constraints:
+        result = proposal.plan  # the requirements stage solved exactly this
+    else:
+        result = plan(tools.catalog, intake.student, programs, pc)
     choice = _sections(result, intake, tools)
     moved: list[str] = []
     if choice is not None and choice.status == "clash":
@@ -286,14 +192,6 @@ def _avoid_clash(
         if again_choice.status != "clash":
             break
     return best, best_choice, moved
-
-
-def _plannable_programs(intake: IntakeResult, proposal: RequirementsProposal) -> list[str]:
-    """Target programs minus what-if programs the student may not add (critique flags those)."""
-    if proposal.audit is None:
-        return list(intake.target_programs)
-    blocked = {p.code for p in proposal.audit.programs if not p.eligible}
-    return [p for p in intake.target_programs if p not in blocked]
 
 
 def _schedule(

@@ -11,13 +11,19 @@ from the finished draft, by the configured backend (the template offline).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
-
 import structlog
 
+from agents.answers import (
+    LETTER_SOURCE,
+    STATUS_WORDS,
+    cite,
+    cite_rule,
+    dedupe_citations,
+    policy_answer,
+    progress_answer,
+    term_label,
+)
 from agents.artifacts import (
-    CitationRef,
     Critique,
     IntakeResult,
     NegotiationRound,
@@ -26,167 +32,13 @@ from agents.artifacts import (
     RequirementsProposal,
     Risk,
     Schedule,
-    StudentProfile,
 )
-from agents.catalog import Catalog, PolicyRule, Term
-from agents.policy import applicable_rules
+from agents.case import Case
+from agents.catalog import Catalog
+from agents.policy import applicable_rules, num
 from agents.toolbox import Toolbox
 
 log = structlog.get_logger(__name__)
-
-LETTER_SOURCE = {"offline": "template", "gemini": "gemini", "offline_fallback": "template_fallback"}
-QUOTED_SECTIONS = 2
-LOAD_RULE_KINDS = (
-    "max_units_per_term",
-    "overload",
-    "probation_max_units",
-    "min_units_per_term",
-    "max_courses_per_term",
-)
-_LOAD_WORDS = re.compile(
-    r"\b(units?|load|overload|credits?|full[- ]time|part[- ]time|how many (?:courses|classes))\b",
-    re.IGNORECASE,
-)
-STATUS_WORDS = {"met": "met", "partly_met": "partly met", "unmet": "not yet met"}
-
-
-def _label(code: str | None) -> str:
-    return Term.parse(code).label() if code else ""
-
-
-def _num(x: float) -> str:
-    return f"{x:g}"
-
-
-# --------------------------------------------------------------------------- citations
-
-
-def cite(catalog: Catalog, document: str, section: str, rule_id: str | None = None) -> CitationRef:
-    """The exact text of a catalog document section as a citation."""
-    sec = catalog.section_text(document, section)
-    return CitationRef(
-        document=document, section=section, heading=sec.heading, quote=sec.text, rule_id=rule_id
-    )
-
-
-def cite_rule(catalog: Catalog, rule_id: str) -> CitationRef | None:
-    rule = catalog.rule_by_id.get(rule_id)
-    if rule is None:
-        return None
-    return cite(catalog, rule.citation.document, rule.citation.section, rule.id)
-
-
-def dedupe_citations(citations: Iterable[CitationRef]) -> list[CitationRef]:
-    """One citation per document section, in first-seen order; a section first cited
-    without a rule takes the rule id of a later citation of it."""
-    out: dict[tuple[str, str], CitationRef] = {}
-    for c in citations:
-        key = (c.document, c.section)
-        if key not in out:
-            out[key] = c
-        elif out[key].rule_id is None and c.rule_id is not None:
-            out[key] = out[key].model_copy(update={"rule_id": c.rule_id})
-    return list(out.values())
-
-
-# --------------------------------------------------------------------------- rules
-
-
-def condition_gaps(rule: PolicyRule, profile: StudentProfile) -> list[str]:
-    """Why ``rule`` does not apply to the student, one phrase per unmet condition."""
-    cond = rule.applies_when
-    gpa = profile.gpa
-    gpa_text = f"{gpa:.2f}" if gpa is not None else "not yet set"
-    gaps: list[str] = []
-    if cond.gpa_min is not None and (gpa is None or gpa < cond.gpa_min):
-        gaps.append(f"a GPA of at least {cond.gpa_min:.1f} (yours is {gpa_text})")
-    if cond.gpa_max is not None and (gpa is None or gpa >= cond.gpa_max):
-        gaps.append(f"a GPA below {cond.gpa_max:.1f} (yours is {gpa_text})")
-    if cond.standing_in and profile.class_standing not in cond.standing_in:
-        wanted = ", ".join(s.replace("_", " ") for s in cond.standing_in)
-        gaps.append(
-            f"class standing {wanted} (yours is {profile.class_standing.replace('_', ' ')})"
-        )
-    if cond.status_in and profile.academic_status not in cond.status_in:
-        gaps.append(
-            f"academic status {', '.join(cond.status_in)} (yours is {profile.academic_status})"
-        )
-    return gaps
-
-
-def _rule_text(rule: PolicyRule) -> str:
-    return f"{rule.id} ({rule.title}): {rule.summary or rule.title}"
-
-
-def load_rules_answer(catalog: Catalog, profile: StudentProfile) -> tuple[str, list[str]]:
-    """A paragraph naming the load rules that apply to the student (the policy engine
-    decides) and why the others do not, and the ids of the applying rules."""
-    applying = [r for r in applicable_rules(catalog, profile) if r.kind in LOAD_RULE_KINDS]
-    ids = {r.id for r in applying}
-    gpa = f"GPA {profile.gpa:.2f}" if profile.gpa is not None else "no GPA yet"
-    who = (
-        f"{gpa}, {profile.class_standing.replace('_', ' ')} standing, "
-        f"{profile.academic_status} academic status"
-    )
-    lines = [f"For you ({who}) these load rules apply:"]
-    lines += [f"- {_rule_text(r)}" for r in applying] or ["- none"]
-    others = [r for r in catalog.policies if r.kind in LOAD_RULE_KINDS and r.id not in ids]
-    for r in others:
-        gaps = condition_gaps(r, profile)
-        why = " and ".join(gaps) if gaps else "the policy engine's conditions"
-        lines.append(f"{r.id} does not apply to you: it requires {why}.")
-    return "\n".join(lines), [r.id for r in applying]
-
-
-# --------------------------------------------------------------------------- answers
-
-
-def _retrieved(tools: Toolbox, question: str) -> list[CitationRef]:
-    hits = tools.retriever.search_policies(question, limit=QUOTED_SECTIONS)
-    return [cite(tools.catalog, h.document, h.section) for h in hits]
-
-
-def policy_answer(intake: IntakeResult, tools: Toolbox) -> tuple[str, list[CitationRef], list[str]]:
-    """The answer to a policy question, its citations, and the applying load rules."""
-    question = (intake.question or "").strip()
-    found = _retrieved(tools, question) if question else []
-    parts = [f'You asked: "{question}"'] if question else []
-    parts += [f'{c.heading}: "{c.quote}"' for c in found]
-    rule_ids: list[str] = []
-    if _LOAD_WORDS.search(question):
-        paragraph, rule_ids = load_rules_answer(tools.catalog, intake.profile)
-        parts.append(paragraph)
-        found += [c for r in rule_ids if (c := cite_rule(tools.catalog, r)) is not None]
-    if not found:
-        parts.append("No policy section matches the question; an advisor will answer it.")
-    return "\n\n".join(parts), found, rule_ids
-
-
-def progress_answer(intake: IntakeResult, proposal: RequirementsProposal) -> str:
-    """Where the student stands: each program's status, units, standing."""
-    report = proposal.audit
-    p = intake.profile
-    lines = [
-        f"Class standing: {p.class_standing.replace('_', ' ')}; "
-        f"{_num(p.units_earned)} units earned, {_num(p.units_in_progress)} in progress."
-    ]
-    if report is None:
-        lines.append(f"No audit was made: {proposal.not_needed_reason or 'nothing to audit'}.")
-        return "\n".join(lines)
-    for prog in report.programs:
-        line = f"- {prog.code} {prog.name}: {STATUS_WORDS[prog.status]}"
-        if prog.total_units_required is not None and prog.units_toward_total is not None:
-            left = max(prog.total_units_required - prog.units_toward_total, 0)
-            line += (
-                f"; {_num(prog.units_toward_total)} of {_num(prog.total_units_required)} "
-                f"units counted, {_num(left)} to go"
-            )
-        open_reqs = [c.title or c.id for c in prog.root.children if c.status != "met"]
-        if open_reqs:
-            line += "; open: " + ", ".join(open_reqs)
-        lines.append(line + ".")
-    return "\n".join(lines)
-
 
 # --------------------------------------------------------------------------- risks
 
@@ -230,7 +82,7 @@ def collect_risks(schedule: Schedule, critique: Critique) -> list[Risk]:
             Risk(
                 kind="sections",
                 term=nt.term,
-                message=f"No {what} for {_label(nt.term)}" + (f": {detail}" if detail else "."),
+                message=f"No {what} for {term_label(nt.term)}" + (f": {detail}" if detail else "."),
             )
         )
     return risks
@@ -269,12 +121,12 @@ def _approval_phrases(catalog: Catalog, schedule: Schedule, approvals: list[Risk
         )
         terms = [r.term for r in risks if r.term]
         units = sorted({units_of[t] for t in terms if t in units_of})
-        text = (_and([_label(t) for t in terms]) if terms else "The plan") + (
+        text = (_and([term_label(t) for t in terms]) if terms else "The plan") + (
             " need " if len(terms) > 1 else " needs "
         )
         text += who
         if units:
-            amount = _num(units[0]) if len(units) == 1 else f"{_num(units[0])}-{_num(units[-1])}"
+            amount = num(units[0]) if len(units) == 1 else f"{num(units[0])}-{num(units[-1])}"
             text += f" for {amount} units"
         out.append(text + (f" ({rule_id})." if rule_id else "."))
     return " ".join(out)
@@ -282,7 +134,7 @@ def _approval_phrases(catalog: Catalog, schedule: Schedule, approvals: list[Risk
 
 def progress_summary(intake: IntakeResult, proposal: RequirementsProposal) -> str:
     p = intake.profile
-    standing = f"{_num(p.units_earned)} units earned, {p.class_standing.replace('_', ' ')} standing"
+    standing = f"{num(p.units_earned)} units earned, {p.class_standing.replace('_', ' ')} standing"
     if proposal.audit is None:
         return f"Progress: {standing}."
     progs = ", ".join(f"{a.code} {STATUS_WORDS[a.status]}" for a in proposal.audit.programs)
@@ -300,7 +152,7 @@ def summarize(
     answered_from: tuple[list[str], list[str]] = ([], []),
 ) -> str:
     """The answer in one or two sentences."""
-    grad = _label(schedule.graduation_term)
+    grad = term_label(schedule.graduation_term)
     progs = _programs_phrase(intake)
     plan = f"graduate in {grad}" + (f" {progs}" if progs else "") if grad else "no plan"
     if outcome == "answered":
@@ -320,7 +172,7 @@ def summarize(
         first = schedule.reasons[0].rstrip(".") if schedule.reasons else "no plan fits"
         text = f"Infeasible: {first}."
         if schedule.earliest_feasible_term:
-            text += f" Earliest feasible graduation: {_label(schedule.earliest_feasible_term)}."
+            text += f" Earliest feasible graduation: {term_label(schedule.earliest_feasible_term)}."
         return text
     if outcome == "unresolved_after_max_rounds":
         ids = sorted({v.rule_id for v in critique.violations})
@@ -343,7 +195,20 @@ def summarize(
 # --------------------------------------------------------------------------- run
 
 
-def run(
+def run(case: Case, tools: Toolbox) -> Recommendation:
+    """The stage: the recommendation for the run's last round and terminal status."""
+    return synthesize(
+        case.need_intake(),
+        case.need_proposal(),
+        case.schedule,
+        case.critique,
+        list(case.negotiation),
+        case.need_outcome(),
+        tools,
+    )
+
+
+def synthesize(
     intake: IntakeResult,
     proposal: RequirementsProposal,
     schedule: Schedule,

@@ -1,5 +1,11 @@
 """What every stage agent is handed: the catalog, the LLM backend with the request's call
-ledger, retrieval, and settings. Built by the pipeline (or a demo or test), never global."""
+ledger, retrieval, and settings. Built by the pipeline (or a demo or test), never global.
+
+A process keeps one Toolbox per catalog and hands it to request after request (with that
+request's ledger), so what is derived from the catalog alone - the retrieval index, the
+next term's clashing section pairs - is computed once and kept here, not in module-level
+caches keyed on object ids.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from agents.catalog import Catalog
 from agents.llm import LLMBackend, LLMLedger, OfflineBackend
 
@@ -15,13 +23,22 @@ if TYPE_CHECKING:
     from agents.retrieval import Retriever
 
 
-@dataclass
-class Settings:
-    """Knobs that change results; part of the configuration fingerprint."""
+class Settings(BaseModel):
+    """The knobs that change results, defined once: the pipeline's run configuration
+    (``pipeline.context.RunConfig``) extends this model, so they are part of the
+    configuration fingerprint."""
 
-    max_rounds: int = 3
-    planner_time_limit_s: float = 10.0
-    horizon_terms: int = 12
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_rounds: int = Field(default=3, ge=1, description="Negotiation rounds allowed.")
+    planner_time_limit_s: float = Field(
+        default=10.0, gt=0, description="CP-SAT time limit per solve, seconds."
+    )
+    horizon_terms: int = Field(
+        default=12,
+        ge=1,
+        description="Regular terms the planner may use, counting the first planned one.",
+    )
 
 
 @dataclass
@@ -33,9 +50,19 @@ class Toolbox:
     ledger: LLMLedger = field(default_factory=LLMLedger)
     settings: Settings = field(default_factory=Settings)
     index_dir: Path | None = None
+    _pairs: dict[str, list[tuple[str, str]]] = field(default_factory=dict, repr=False)
 
     @cached_property
     def retriever(self) -> Retriever:
         from agents.retrieval import Retriever
 
         return Retriever.for_catalog(self.catalog, index_dir=self.index_dir)
+
+    def clashing_pairs(self, term: str) -> list[tuple[str, str]]:
+        """Course pairs whose sections in ``term`` always clash (see
+        ``agents.planner.always_clashing``), computed once per term."""
+        if term not in self._pairs:
+            from agents.planner import always_clashing
+
+            self._pairs[term] = always_clashing(self.catalog, term)
+        return self._pairs[term]

@@ -64,10 +64,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     configure_logging("warning", stream=sys.stderr)
     tools = Toolbox(catalog=load_catalog())
-    it = intake.run(load_request(args.request_id), tools)
-    proposal = requirements.run(it, tools)
-    schedule = scheduling.run(it, proposal, None, 1, tools)
-    verdict = critique.run(it, proposal, schedule, tools)
+    it = intake.read_request(load_request(args.request_id), tools)
+    proposal = requirements.propose(it, tools)
+    schedule = scheduling.place(it, proposal, None, 1, tools)
+    verdict = critique.review(it, schedule, tools)
     if args.json:
         print(verdict.model_dump_json(indent=2))
     else:

@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     if request is None:
         print(f"no request {args.request_id!r} in {REQUESTS}; try --list", file=sys.stderr)
         return 2
-    result = intake.run(request, Toolbox(catalog=load_catalog()))
+    result = intake.read_request(request, Toolbox(catalog=load_catalog()))
     if args.json:
         print(json.dumps(result.model_dump(mode="json", exclude={"student"}), indent=2))
     else:

@@ -18,7 +18,7 @@ from _shared import ROOT, load_request  # noqa: F401 - sets up sys.path first
 
 from agents import critique, intake, refinement, requirements, scheduling
 from agents.catalog import load_catalog
-from agents.negotiation import after_refinement, proposal_line
+from agents.negotiation import proposal_line
 from agents.toolbox import Toolbox
 from pipeline.logs import configure_logging
 
@@ -32,11 +32,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     configure_logging("warning", stream=sys.stderr)
     tools = Toolbox(catalog=load_catalog())
-    it = intake.run(load_request(args.request_id), tools)
-    proposal = requirements.run(it, tools)
-    first = scheduling.run(it, proposal, None, 1, tools)
-    verdict = critique.run(it, proposal, first, tools)
-    refined = refinement.run(it, first, verdict, tools)
+    it = intake.read_request(load_request(args.request_id), tools)
+    proposal = requirements.propose(it, tools)
+    first = scheduling.place(it, proposal, None, 1, tools)
+    verdict = critique.review(it, first, tools)
+    refined = refinement.revise(it, first, verdict, tools)
     if args.json:
         print(refined.model_dump_json(indent=2))
         return 0
@@ -46,11 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nRefinement: {refined.status} - {refined.reason}")
     for c in refined.changes:
         print(f"  {c.field}: {c.before!r} -> {c.after!r}  ({c.rule_id}: {c.reason})")
-    if after_refinement(refined) != "schedule" or refined.constraints is None:
+    if refined.status != "revised" or refined.constraints is None:
         return 0
     print(f"\nNext constraint set: {refined.constraints.model_dump(exclude_defaults=True)}")
-    second = scheduling.run(it, proposal, refined.constraints, 2, tools)
-    again = critique.run(it, proposal, second, tools)
+    second = scheduling.place(it, proposal, refined.constraints, 2, tools)
+    again = critique.review(it, second, tools)
     print(f"\nRound 2: {proposal_line(second)} -> {again.approval}")
     print(f"  {again.explanation}")
     return 0

@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the artifact as JSON")
     args = parser.parse_args(argv)
     tools = offline_toolbox()
-    result = requirements.run(intake.run(load_request(args.request_id), tools), tools)
+    result = requirements.propose(intake.read_request(load_request(args.request_id), tools), tools)
     if args.json:
         print(result.model_dump_json(indent=2))
     else:

@@ -68,8 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the artifact as JSON")
     args = parser.parse_args(argv)
     tools = offline_toolbox()
-    it = intake.run(load_request(args.request_id), tools)
-    schedule = scheduling.run(it, requirements.run(it, tools), None, 1, tools)
+    it = intake.read_request(load_request(args.request_id), tools)
+    schedule = scheduling.place(it, requirements.propose(it, tools), None, 1, tools)
     if args.json:
         print(schedule.model_dump_json(indent=2))
     else:

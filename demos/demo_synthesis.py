@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from _shared import ROOT, load_request  # noqa: F401 - sets up sys.path first
@@ -27,7 +28,8 @@ from agents import (
     scheduling,
     synthesis,
 )
-from agents.artifacts import NegotiationRound, PlanRequest, Recommendation
+from agents.artifacts import PlanRequest, Recommendation
+from agents.case import Case
 from agents.catalog import load_catalog
 from agents.render import to_html, to_json, to_markdown
 from agents.toolbox import Toolbox
@@ -37,36 +39,26 @@ DEFAULT_ID = "overload-low-gpa"
 
 
 def recommend(request: PlanRequest, tools: Toolbox) -> Recommendation:
-    """Run every stage in the machine's order and synthesize."""
+    """Run every stage in the machine's order, each as ``run(case, tools)``, with the
+    negotiation rules deciding the loop, and synthesize."""
     max_rounds = tools.settings.max_rounds
-    it = intake.run(request, tools)
-    proposal = requirements.run(it, tools)
-    constraints = None
-    rounds: list[NegotiationRound] = []
-    rnd = 1
+    case = Case(request=request)
+    case = replace(case, intake=intake.run(case, tools))
+    case = replace(case, proposal=requirements.run(case, tools))
     while True:
-        schedule = scheduling.run(it, proposal, constraints, rnd, tools)
-        crit = critique.run(it, proposal, schedule, tools)
-        refined = None
-        if crit.approval not in ("approved", "not_needed") and rnd < max_rounds:
-            refined = refinement.run(it, schedule, crit, tools)
-            if negotiation.after_refinement(refined) == "schedule":
-                rounds.append(negotiation.make_round(schedule, crit, refined, "revised"))
-                constraints = refined.constraints
-                rnd += 1
+        case = replace(case, schedules=(*case.schedules, scheduling.run(case, tools)))
+        case = replace(case, critiques=(*case.critiques, critique.run(case, tools)))
+        refined = negotiation.wants_refinement(case, max_rounds)
+        if refined:
+            case = replace(case, refinements=(*case.refinements, refinement.run(case, tools)))
+            if negotiation.revised(case):
+                rounds = (*case.negotiation, negotiation.close_round(case))
+                case = replace(case, negotiation=rounds, round=case.round + 1)
                 continue
-        outcome = negotiation.terminal_status(it, schedule, crit, refined, rnd, max_rounds)
-        if schedule.status != "not_needed":
-            if refined is not None:
-                resolution = "no_change"
-            elif crit.approval in ("approved", "not_needed"):
-                resolution = "approved"
-            elif outcome == "infeasible":
-                resolution = "infeasible"
-            else:
-                resolution = "max_rounds"
-            rounds.append(negotiation.make_round(schedule, crit, refined, resolution))
-        return synthesis.run(it, proposal, schedule, crit, rounds, outcome, tools)
+        end = negotiation.conclude(case, after_refinement=refined)
+        last = (end.last_round,) if end.last_round is not None else ()
+        case = replace(case, negotiation=(*case.negotiation, *last), outcome=end.outcome)
+        return synthesis.run(case, tools)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,8 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from agents.toolbox import Settings
-from pipeline.batch import BatchReport, iter_input, percentile, run_batch
+from pipeline.batch import run_batch
+from pipeline.batch_input import iter_input
 from pipeline.jobs import RunOptions
+from pipeline.results import BatchReport, percentile
 from pipeline.runner import GracefulStop
 from pipeline.store import CheckpointStore
 

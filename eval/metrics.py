@@ -7,7 +7,7 @@ Per scenario (``evaluate``):
   expected *hard* violation that no round reported is a miss that fails the suite;
 - validity: the final plan re-checked by the independent verifier
   (``agents.verifier.verify.verify_plan``) under the final constraint set rebuilt with
-  ``agents.scheduling.to_plan_constraints``, with the next-term sections whenever the
+  ``agents.planning.to_plan_constraints``, with the next-term sections whenever the
   pipeline says they are clash-free;
 - optimality: the planner re-run on the final constraints (its proven optimum), and the
   simple lower bound of ``eval.bounds`` (remaining units at the heaviest allowed load, the
@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.artifacts import CitationRef, IntakeResult, RequirementsProposal, Schedule
 from agents.catalog import Catalog
 from agents.planner import PlannedTerm, plan
-from agents.scheduling import to_plan_constraints
+from agents.planning import to_plan_constraints
 from agents.toolbox import Toolbox
 from agents.verifier import verify_plan
 from eval.bounds import enrolled_terms_between, lower_bound

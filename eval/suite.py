@@ -33,7 +33,7 @@ from agents.render import to_html, to_json, to_markdown
 from agents.toolbox import Settings, Toolbox
 from eval.metrics import ScenarioResult, evaluate, summarize
 from pipeline.batch import InputItem, Invalid, RequestValidator
-from pipeline.context import WorkflowContext
+from pipeline.context import State, WorkflowContext
 from pipeline.runner import ToolboxFactory, run_request
 from pipeline.store import CheckpointStore
 
@@ -246,9 +246,11 @@ class SuiteRunner:
         finally:
             out.ms = (time.perf_counter() - started) * 1000
         out.ctx = ctx
-        if ctx.state != "done" or ctx.recommendation is None:
+        if ctx.state is not State.done or ctx.recommendation is None:
             last = ctx.errors[-1] if ctx.errors else None
-            out.error = f"{last.stage}: {last.type}: {last.message}" if last else ctx.state
+            out.error = (
+                f"{last.stage.value}: {last.type}: {last.message}" if last else str(ctx.state.value)
+            )
             return out
         rec = ctx.recommendation
         out.outputs = {"json": to_json(rec), "md": to_markdown(rec), "html": to_html(rec)}

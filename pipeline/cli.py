@@ -1,8 +1,11 @@
-"""The ``advise`` command line.
+"""The ``advise`` command line: the parser, ``main``, and the commands that run requests
+(``run``, ``batch``, ``resume``).
 
-Each subcommand is registered by a small ``_add_<name>`` function and runs through a
-``_cmd_<name>`` function that returns the exit code. Errors the user can fix are printed
-as one clear message on stderr with exit code 2; nothing is half-written on failure.
+Each subcommand is registered by a small ``add_<name>`` function and runs through a
+``_cmd_<name>`` function that returns the exit code; the inspection commands live in
+``pipeline.cli_status``, the catalog and audit commands in ``pipeline.cli_catalog``.
+Errors the user can fix are printed as one clear message on stderr with exit code 2;
+nothing is half-written on failure.
 """
 
 from __future__ import annotations
@@ -14,147 +17,31 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents.errors import AdvisingError
-from pipeline.errors import (
+from agents.errors import (
+    AdvisingError,
     CheckpointMissingError,
     CorruptCheckpointError,
-    ExitCode,
     LockHeldError,
     RequestInputError,
     RunInterrupted,
 )
+from pipeline.cli_catalog import add_audit, add_catalog
+from pipeline.cli_common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    Formatter,
+    Handler,
+    console,
+)
+from pipeline.cli_status import add_diagram, add_show, add_status
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from agents.artifacts import PlanRequest
-    from pipeline.batch import BatchReport, InputItem
+    from pipeline.batch_input import InputItem
     from pipeline.jobs import RunOptions
-
-EXIT_OK = int(ExitCode.OK)
-EXIT_FAILED = int(ExitCode.FAILED)
-EXIT_USAGE = int(ExitCode.USAGE)
-EXIT_INTERRUPTED = int(ExitCode.INTERRUPTED)
-
-Handler = Callable[[argparse.Namespace], int]
-
-
-class _Formatter(argparse.RawDescriptionHelpFormatter):
-    pass
-
-
-def _add_catalog(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "catalog",
-        help="validate or summarize a catalog",
-        formatter_class=_Formatter,
-        description="Validate a catalog file or print its counts.\n\nexamples:\n"
-        "  advise catalog validate\n  advise catalog validate my_catalog.json\n"
-        "  advise catalog show --json",
-    )
-    csub = p.add_subparsers(dest="catalog_cmd", required=True, metavar="{validate,show}")
-    v = csub.add_parser(
-        "validate",
-        help="check a catalog against the schema and its cross-references",
-        formatter_class=_Formatter,
-        description="Check a catalog file: JSON Schema, types, then cross-references.\n"
-        "Without PATH the bundled sample catalog is checked.\n\n"
-        "example:\n  advise catalog validate path/to/catalog.json",
-    )
-    v.add_argument("path", nargs="?", help="catalog JSON file (default: the bundled sample)")
-    v.set_defaults(handler=_cmd_catalog_validate)
-    s = csub.add_parser(
-        "show",
-        help="print counts of courses, programs, rules and documents",
-        formatter_class=_Formatter,
-        description="Print the catalog's counts.\n\nexample:\n  advise catalog show --json",
-    )
-    s.add_argument("--catalog", help="catalog JSON file (default: the bundled sample)")
-    s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.set_defaults(handler=_cmd_catalog_show)
-
-
-def _cmd_catalog_validate(args: argparse.Namespace) -> int:
-    from agents.catalog import default_catalog_path, load_catalog
-
-    path = args.path or str(default_catalog_path())
-    cat = load_catalog(path)
-    print(
-        f"{path}: ok ({len(cat.courses)} courses, {len(cat.programs)} programs, "
-        f"{len(cat.policies)} policy rules, {len(cat.documents)} documents)"
-    )
-    return EXIT_OK
-
-
-def catalog_counts(cat: object) -> dict[str, int]:
-    from agents.catalog import Catalog
-
-    assert isinstance(cat, Catalog)
-    return {
-        "courses": len(cat.courses),
-        "majors": sum(p.kind == "major" for p in cat.programs),
-        "minors": sum(p.kind == "minor" for p in cat.programs),
-        "concentrations": sum(p.kind == "concentration" for p in cat.programs),
-        "policy_rules": len(cat.policies),
-        "documents": len(cat.documents),
-        "sections": sum(len(c.sections) for c in cat.courses),
-    }
-
-
-def _cmd_catalog_show(args: argparse.Namespace) -> int:
-    from agents.catalog import load_catalog
-
-    cat = load_catalog(args.catalog)
-    counts = catalog_counts(cat)
-    if args.json:
-        print(json.dumps(counts, sort_keys=True))
-    else:
-        print(f"{cat.institution.name} catalog {cat.catalog_year}")
-        for key, value in counts.items():
-            print(f"  {key:<15} {value}")
-    return EXIT_OK
-
-
-def _add_audit(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "audit",
-        help="degree audit of a student record",
-        formatter_class=_Formatter,
-        description="Audit a student's record against their programs: every requirement "
-        "met, partly met or unmet,\nwhich courses count where, and what remains. "
-        "--add-program audits a program the student\nhas not declared (what-if).\n\n"
-        "examples:\n  advise audit demos/students/is-junior-cs-minor.json\n"
-        "  advise audit demos/students/is-junior-cs-minor.json --add-program CS-MIN --json",
-    )
-    p.add_argument("student", help="student record JSON file")
-    p.add_argument(
-        "--add-program",
-        action="append",
-        default=[],
-        metavar="CODE",
-        help="what-if: audit this program too (repeatable)",
-    )
-    p.add_argument("--catalog", help="catalog JSON file (default: the bundled sample)")
-    p.add_argument("--json", action="store_true", help="print the audit as JSON")
-    p.set_defaults(handler=_cmd_audit)
-
-
-def _cmd_audit(args: argparse.Namespace) -> int:
-    from agents.audit import audit, render_audit
-    from agents.catalog import check_student_against_catalog, load_catalog, load_student
-    from agents.errors import StudentRecordError
-
-    cat = load_catalog(args.catalog)
-    student = load_student(args.student)
-    problems = check_student_against_catalog(student, cat)
-    if problems:
-        raise StudentRecordError(args.student, problems)
-    report = audit(cat, student, add_programs=args.add_program)
-    if args.json:
-        print(json.dumps(report.model_dump(mode="json"), indent=2, sort_keys=True))
-    else:
-        print(render_audit(report))
-    return EXIT_OK
+    from pipeline.results import BatchReport
 
 
 # --------------------------------------------------------------------------- pipeline
@@ -187,7 +74,7 @@ def _engine_options(p: argparse.ArgumentParser, *, workers: bool = False) -> Non
     g.add_argument(
         "--stages",
         default="real",
-        help="stage set: 'real' agents (default) or 'module:attr' of an AgentSet (tests)",
+        help="stage set: 'real' agents (default) or 'module:attr' of a StageSet (tests)",
     )
     g.add_argument("-v", "--verbose", action="count", default=0, help="-v info, -vv debug")
     g.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -202,11 +89,11 @@ def _positive(text: str) -> int:
     return value
 
 
-def _add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "run",
         help="run one plan request through the pipeline",
-        formatter_class=_Formatter,
+        formatter_class=Formatter,
         description="Run one request (a PlanRequest JSON file) through every stage and "
         "write out/<id>.json, .md and .html.\nA checkpoint is saved after every stage; "
         "running it again resumes where it stopped.\n\n"
@@ -218,11 +105,11 @@ def _add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(handler=_cmd_run)
 
 
-def _add_batch(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_batch(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "batch",
         help="run many requests (JSONL, a directory, or stdin)",
-        formatter_class=_Formatter,
+        formatter_class=Formatter,
         description="Run a batch of requests: INPUT is a JSONL file (one request per line), "
         "a directory of\nJSON files, or '-' for JSON lines on stdin. Invalid lines are "
         "reported and skipped; rerunning\nthe same command skips finished requests and "
@@ -236,11 +123,11 @@ def _add_batch(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(handler=_cmd_batch)
 
 
-def _add_resume(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_resume(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "resume",
         help="resume a checkpointed request, or all unfinished ones",
-        formatter_class=_Formatter,
+        formatter_class=Formatter,
         description="Resume from the checkpoint: finished stages are not run again; a "
         "failed run re-enters\nthe stage that failed. A checkpoint made with another "
         "catalog or configuration is\nrefused unless --force.\n\nexamples:\n"
@@ -251,47 +138,6 @@ def _add_resume(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--all", action="store_true", help="every unfinished checkpoint")
     _engine_options(p, workers=True)
     p.set_defaults(handler=_cmd_resume)
-
-
-def _add_status(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "status",
-        help="checkpoints counted by state, and a table of ids",
-        formatter_class=_Formatter,
-        description="List checkpoints: counts by state, then one row per request.\n\n"
-        "examples:\n  advise status\n  advise status --state failed\n  advise status --json",
-    )
-    p.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
-    p.add_argument("--state", dest="only", help="list only requests in this state")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(handler=_cmd_status)
-
-
-def _add_show(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "show",
-        help="one request's stages, negotiation rounds and artifacts",
-        formatter_class=_Formatter,
-        description="Show a checkpointed request: stages run with timings, the negotiation "
-        "rounds, each\nartifact in brief, errors and the LLM ledger. --json prints the "
-        "whole workflow context.\n\nexamples:\n  advise show is-junior-cs-minor-1\n"
-        "  advise show is-junior-cs-minor-1 --json",
-    )
-    p.add_argument("id", help="request id")
-    p.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
-    p.add_argument("--json", action="store_true", help="print the workflow context as JSON")
-    p.set_defaults(handler=_cmd_show)
-
-
-def _add_diagram(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "diagram",
-        help="print the state machine as a mermaid diagram",
-        formatter_class=_Formatter,
-        description="Print the pipeline's state machine as mermaid (stateDiagram-v2), drawn "
-        "by transitions\nfrom the transition table.\n\nexample:\n  advise diagram > machine.mmd",
-    )
-    p.set_defaults(handler=_cmd_diagram)
 
 
 def _options(args: argparse.Namespace) -> RunOptions:
@@ -323,13 +169,14 @@ def _start_logs(opts: RunOptions, log_dir: str, kind: str, label: str | None) ->
 
 
 def _single(args: argparse.Namespace, opts: RunOptions, request: PlanRequest) -> int:
-    from pipeline.machine import load_agents
+    from pipeline.context import State
+    from pipeline.machine import load_stages
     from pipeline.runner import GracefulStop, ToolboxFactory, run_request
     from pipeline.store import CheckpointStore
 
     opts = _start_logs(opts, args.log_dir, "run", request.request_id)
     factory = ToolboxFactory(catalog_path=opts.catalog, backend=opts.backend, model=opts.model)
-    agents = load_agents(opts.stages)
+    stages = load_stages(opts.stages)
     with GracefulStop().installed(restore=False) as stop:
         ctx = run_request(
             request,
@@ -337,31 +184,33 @@ def _single(args: argparse.Namespace, opts: RunOptions, request: PlanRequest) ->
             toolbox_factory=factory,
             settings=opts.settings,
             force=opts.force,
-            agents=agents,
+            stages=stages,
             out_dir=opts.out_dir,
             stop=stop,
         )
-    error = f"{ctx.errors[-1].stage}: {ctx.errors[-1].message}" if ctx.state == "failed" else None
+    done = ctx.state is State.done
+    last = ctx.errors[-1] if ctx.errors and ctx.state is State.failed else None
+    error = f"{last.stage.value}: {last.message}" if last else None
     outputs = [str(opts.out_dir / f"{ctx.request_id}{s}") for s in (".json", ".md", ".html")]
     result = {
         "id": ctx.request_id,
-        "state": ctx.state,
-        "outcome": ctx.outcome if ctx.state == "done" else None,
+        "state": ctx.state.value,
+        "outcome": ctx.outcome if done else None,
         "rounds": ctx.round,
-        "outputs": outputs if ctx.state == "done" else [],
+        "outputs": outputs if done else [],
         "error": error,
     }
     if args.json:
         print(json.dumps(result))
-    elif ctx.state == "done":
+    elif done:
         print(f"{ctx.request_id}: {ctx.outcome} after {ctx.round} round(s) -> {outputs[0]}")
     else:
         print(f"{ctx.request_id}: failed at {error}; fix and 'advise resume {ctx.request_id}'")
-    return EXIT_OK if ctx.state == "done" else EXIT_FAILED
+    return EXIT_OK if done else EXIT_FAILED
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from pipeline.batch import Invalid, RequestValidator
+    from pipeline.batch_input import Invalid, RequestValidator
 
     path = Path(args.request)
     if not path.is_file():
@@ -376,7 +225,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _read_item(path: Path) -> InputItem:
-    from pipeline.batch import InputItem
+    from pipeline.batch_input import InputItem
 
     try:
         return InputItem(source=path.name, text=path.read_text(encoding="utf-8"))
@@ -386,12 +235,12 @@ def _read_item(path: Path) -> InputItem:
 
 def _batch(args: argparse.Namespace, opts: RunOptions, items: Any, total: int | None) -> int:
     from pipeline.batch import run_batch
-    from pipeline.machine import load_agents
+    from pipeline.machine import load_stages
     from pipeline.runner import GracefulStop, ToolboxFactory
 
     # Fail fast, in the parent, on a catalog, backend or stage set that cannot load.
     ToolboxFactory(catalog_path=opts.catalog, backend=opts.backend, model=opts.model)
-    load_agents(opts.stages)
+    load_stages(opts.stages)
     with GracefulStop().installed(restore=False) as stop:
         report = run_batch(items, opts, stop=stop, total=total, progress=sys.stderr.isatty())
     if args.json:
@@ -402,7 +251,7 @@ def _batch(args: argparse.Namespace, opts: RunOptions, items: Any, total: int | 
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
-    from pipeline.batch import input_items
+    from pipeline.batch_input import input_items
 
     opts = _options(args)
     items, total = input_items(args.input)
@@ -411,7 +260,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
 
 def _cmd_resume(args: argparse.Namespace) -> int:
-    from pipeline.batch import resume_items
+    from pipeline.batch_input import resume_items
     from pipeline.store import CheckpointStore
 
     if bool(args.id) == bool(args.all):
@@ -430,9 +279,9 @@ def _cmd_resume(args: argparse.Namespace) -> int:
 def _print_report(report: BatchReport, opts: RunOptions) -> None:
     from rich.table import Table
 
-    from pipeline.batch import percentile
+    from pipeline.results import percentile
 
-    console = _console()
+    out = console()
     table = Table(title=f"batch: {report.requests} request(s), {report.wall_s:.1f}s")
     table.add_column("")
     table.add_column("count", justify="right")
@@ -444,97 +293,30 @@ def _print_report(report: BatchReport, opts: RunOptions) -> None:
     table.add_row("LLM tokens", str(report.tokens))
     table.add_row("ms per request p50", f"{percentile(report.durations_ms, 50):.1f}")
     table.add_row("ms per request p95", f"{percentile(report.durations_ms, 95):.1f}")
-    console.print(table)
+    out.print(table)
     for title, lines in (("failed", report.failures), ("invalid", report.invalid)):
         for line in lines:
-            console.print(f"{title}: {line}", markup=False, highlight=False)
-    console.print(f"summary: {opts.out_dir / 'batch-summary.jsonl'}", highlight=False)
-
-
-def _console() -> Console:
-    from rich.console import Console
-
-    # Piped output is not cut to 80 columns: ids must stay whole for scripts.
-    return Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
-
-
-def _cmd_status(args: argparse.Namespace) -> int:
-    from rich.table import Table
-
-    from pipeline.store import CheckpointStore
-
-    store = CheckpointStore(Path(args.state_dir))
-    counts: dict[str, int] = {}
-    rows = []
-    for rid in store.ids():
-        raw = store.read_raw(rid) or {}
-        state = str(raw.get("state", "unreadable"))
-        counts[state] = counts.get(state, 0) + 1
-        if args.only and state != args.only:
-            continue
-        rows.append(
-            {
-                "id": rid,
-                "state": state,
-                "outcome": raw.get("outcome"),
-                "round": raw.get("round"),
-                "failed_stage": raw.get("failed_stage"),
-                "updated_at": str(raw.get("updated_at") or "")[:19].replace("T", " "),
-            }
-        )
-    if args.json:
-        print(json.dumps({"counts": dict(sorted(counts.items())), "requests": rows}))
-        return EXIT_OK
-    console = _console()
-    summary = ", ".join(f"{state} {n}" for state, n in sorted(counts.items())) or "none"
-    console.print(f"{sum(counts.values())} checkpoint(s) in {args.state_dir}: {summary}")
-    table = Table("id", "state", "outcome", "round", "failed stage", "updated")
-    for row in rows:
-        table.add_row(*(str(row[k] or "") for k in row))
-    if rows:
-        console.print(table)
-    return EXIT_OK
-
-
-def _cmd_show(args: argparse.Namespace) -> int:
-    from pipeline.context import describe
-    from pipeline.store import CheckpointStore
-
-    state_dir = Path(args.state_dir)
-    ctx = CheckpointStore(state_dir).load(args.id)
-    if ctx is None:
-        raise CheckpointMissingError(args.id, state_dir)
-    if args.json:
-        print(ctx.model_dump_json(indent=2))
-    else:
-        print(describe(ctx))
-    return EXIT_OK
-
-
-def _cmd_diagram(args: argparse.Namespace) -> int:
-    from pipeline.machine import mermaid
-
-    print(mermaid())
-    return EXIT_OK
+            out.print(f"{title}: {line}", markup=False, highlight=False)
+    out.print(f"summary: {opts.out_dir / 'batch-summary.jsonl'}", highlight=False)
 
 
 # Subcommand registrars, in the order --help lists them.
 REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: ignore[type-arg]
-    _add_run,
-    _add_batch,
-    _add_resume,
-    _add_status,
-    _add_show,
-    _add_diagram,
-    _add_catalog,
-    _add_audit,
+    add_run,
+    add_batch,
+    add_resume,
+    add_status,
+    add_show,
+    add_diagram,
+    add_catalog,
+    add_audit,
 ]
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="advise",
-        formatter_class=_Formatter,
+        formatter_class=Formatter,
         description="Advising-plan pipeline: audits, plans and recommendations for student "
         "plan requests.\n\nexamples:\n  advise catalog validate\n"
         "  advise audit demos/students/senior-on-track.json",

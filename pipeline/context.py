@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,22 +27,34 @@ from agents.artifacts import (
     RequirementsProposal,
     Schedule,
 )
+from agents.case import Case
 from agents.llm import LLMLedger
+from agents.toolbox import Settings
 
 SCHEMA_VERSION: Final = 1
 
-StateName = Literal[
-    "intake", "requirements", "scheduling", "critique", "refinement", "synthesis", "done", "failed"
-]
-StageName = Literal["intake", "requirements", "scheduling", "critique", "refinement", "synthesis"]
-STAGE_NAMES: tuple[StageName, ...] = (
-    "intake",
-    "requirements",
-    "scheduling",
-    "critique",
-    "refinement",
-    "synthesis",
-)
+
+class State(StrEnum):
+    """The machine's states in their fixed order: the six stages, then where runs stop.
+    A stage state is the next stage to run; ``done`` and ``failed`` are terminal.
+    Checkpoints store the value; member names equal values (``transitions`` uses names)."""
+
+    intake = "intake"
+    requirements = "requirements"
+    scheduling = "scheduling"
+    critique = "critique"
+    refinement = "refinement"
+    synthesis = "synthesis"
+    done = "done"
+    failed = "failed"
+
+    @property
+    def is_stage(self) -> bool:
+        return self not in TERMINAL
+
+
+TERMINAL: Final = frozenset({State.done, State.failed})
+STAGES: Final = tuple(s for s in State if s not in TERMINAL)
 
 
 def utc_now() -> datetime:
@@ -52,17 +65,25 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class RunConfig(_Model):
-    """The settings that change results; hashed into the configuration fingerprint."""
+class RunConfig(Settings):
+    """The settings that change results plus the backend and stage set: the run's
+    configuration, hashed into its fingerprint."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     backend: str = Field(description="LLM backend name, e.g. 'offline' or 'gemini'.")
     model: str = Field(description="LLM model name ('rules' for the offline backend).")
-    max_rounds: int = Field(ge=1, description="Negotiation rounds allowed before giving up.")
-    planner_time_limit_s: float = Field(description="CP-SAT time limit per solve, seconds.")
-    horizon_terms: int = Field(description="Terms the planner may look ahead.")
     stages: str = Field(
         default="real", description="Stage set: 'real' agents, or 'module:attr' of a fake set."
     )
+
+    @classmethod
+    def of(cls, settings: Settings, *, backend: str, model: str, stages: str) -> RunConfig:
+        return cls(**settings.model_dump(), backend=backend, model=model, stages=stages)
+
+    @property
+    def settings(self) -> Settings:
+        return Settings(**{name: getattr(self, name) for name in Settings.model_fields})
 
     def fingerprint(self) -> str:
         payload = json.dumps(self.model_dump(mode="json"), sort_keys=True)
@@ -72,7 +93,7 @@ class RunConfig(_Model):
 class StageTiming(_Model):
     """Wall time of one stage attempt."""
 
-    stage: StageName = Field(description="Stage that ran.")
+    stage: State = Field(description="Stage that ran.")
     round: int = Field(ge=1, description="Negotiation round it ran in.")
     attempt: int = Field(ge=1, description="Attempt number of this stage (1 = first).")
     ms: float = Field(ge=0, description="Wall time in milliseconds.")
@@ -82,7 +103,7 @@ class StageTiming(_Model):
 class StageErrorRecord(_Model):
     """A stage that raised: what, where, and the last frames of the traceback."""
 
-    stage: StageName = Field(description="Stage that raised.")
+    stage: State = Field(description="Stage that raised.")
     round: int = Field(ge=1, description="Negotiation round.")
     attempt: int = Field(ge=1, description="Attempt number of the stage.")
     type: str = Field(description="Exception class, e.g. 'PlanningError'.")
@@ -100,10 +121,10 @@ class WorkflowContext(_Model):
         default=SCHEMA_VERSION, description="Version of this file format."
     )
     request_id: str = Field(pattern=REQUEST_ID_PATTERN, description="Request id (file name).")
-    state: StateName = Field(
-        default="intake", description="Machine state: the next stage to run, done or failed."
+    state: State = Field(
+        default=State.intake, description="Machine state: the next stage to run, done or failed."
     )
-    failed_stage: StageName | None = Field(
+    failed_stage: State | None = Field(
         default=None, description="Stage that failed; a resumed run re-enters it."
     )
     request: PlanRequest = Field(description="The request as received.")
@@ -125,7 +146,7 @@ class WorkflowContext(_Model):
         default_factory=list, description="Negotiation history, one entry per round."
     )
     round: int = Field(default=1, ge=1, description="Current negotiation round.")
-    attempts: dict[StageName, int] = Field(
+    attempts: dict[State, int] = Field(
         default_factory=dict, description="Times each stage was started (all rounds)."
     )
     timings: list[StageTiming] = Field(
@@ -150,16 +171,39 @@ class WorkflowContext(_Model):
 
     @property
     def finished(self) -> bool:
-        return self.state == "done"
+        return self.state is State.done
 
     def current(self, items: list[Any]) -> Any:
         """The artifact of the current round in ``items``, or None."""
         return items[self.round - 1] if len(items) >= self.round else None
 
+    def case(self) -> Case:
+        """The read-only view a stage is handed (see ``agents.case``)."""
+        return Case(
+            request=self.request,
+            round=self.round,
+            intake=self.intake,
+            proposal=self.proposal,
+            schedules=tuple(self.schedules),
+            critiques=tuple(self.critiques),
+            refinements=tuple(self.refinements),
+            negotiation=tuple(self.negotiation),
+            outcome=self.outcome,
+        )
+
+    def put(self, slot: str, artifact: BaseModel) -> None:
+        """Store a stage's artifact in field ``slot``: per round for the loop's lists,
+        else the one value."""
+        current = getattr(self, slot)
+        if isinstance(current, list):
+            put_round(current, self.round, artifact)
+        else:
+            setattr(self, slot, artifact)
+
     def stage_ms(self) -> dict[str, float]:
         out: dict[str, float] = {}
         for t in self.timings:
-            out[t.stage] = out.get(t.stage, 0.0) + t.ms
+            out[t.stage.value] = out.get(t.stage.value, 0.0) + t.ms
         return out
 
     def total_ms(self) -> float:
@@ -197,8 +241,8 @@ def describe(ctx: WorkflowContext) -> str:
     req = ctx.request
     out = [
         f"request {ctx.request_id} - {req.student.name} ({req.student.id})",
-        f"state {ctx.state}"
-        + (f" (failed at {ctx.failed_stage})" if ctx.failed_stage else "")
+        f"state {ctx.state.value}"
+        + (f" (failed at {ctx.failed_stage.value})" if ctx.failed_stage else "")
         + f", outcome {ctx.outcome or '-'}, round {ctx.round}",
         f"created {ctx.created_at:%Y-%m-%d %H:%M:%S}Z, updated {ctx.updated_at:%Y-%m-%d %H:%M:%S}Z",
         f"catalog {ctx.catalog_fingerprint[:12]}, config {ctx.config_fingerprint[:12]} "
@@ -210,7 +254,7 @@ def describe(ctx: WorkflowContext) -> str:
     for t in ctx.timings:
         status = "ok" if t.ok else "FAILED"
         out.append(
-            f"  {t.stage:<13} round {t.round}  attempt {t.attempt}  {t.ms:9.1f} ms  {status}"
+            f"  {t.stage.value:<13} round {t.round}  attempt {t.attempt}  {t.ms:9.1f} ms  {status}"
         )
     if ctx.negotiation:
         out += ["", "negotiation:"]
@@ -228,7 +272,7 @@ def describe(ctx: WorkflowContext) -> str:
     if ctx.errors:
         out += ["", "errors:"]
     for e in ctx.errors:
-        out.append(f"  {e.stage} round {e.round} attempt {e.attempt}: {e.type}: {e.message}")
+        out.append(f"  {e.stage.value} round {e.round} attempt {e.attempt}: {e.type}: {e.message}")
         out += [f"    at {frame}" for frame in e.traceback]
     ledger = ctx.ledger
     out += [

@@ -10,25 +10,21 @@ import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import structlog
 
 from agents.artifacts import PlanRequest
-from agents.errors import AdvisingError
-from agents.toolbox import Settings
-from pipeline.context import (
-    WorkflowContext,
-)
-from pipeline.errors import (
+from agents.errors import (
+    AdvisingError,
     CheckpointMissingError,
     LockHeldError,
     RunInterrupted,
 )
-from pipeline.machine import (
-    AgentSet,
-    load_agents,
-)
+from agents.toolbox import Settings
+from pipeline.checkpoint_summary import CheckpointSummary
+from pipeline.context import State
+from pipeline.machine import StageSet, load_stages
+from pipeline.results import JobResult
 from pipeline.runner import (
     STOP_SIGNALS,
     StopFlag,
@@ -97,34 +93,33 @@ class WorkerState:
         self.stop = stop
         self.store = CheckpointStore(opts.state_dir, background=True)
         self._factory: ToolboxFactory | None = None
-        self._agents: AgentSet | None = None
+        self._stages: StageSet | None = None
 
-    def _tools(self) -> tuple[ToolboxFactory, AgentSet]:
-        if self._factory is None or self._agents is None:
-            self._agents = load_agents(self.opts.stages)
+    def _tools(self) -> tuple[ToolboxFactory, StageSet]:
+        if self._factory is None or self._stages is None:
+            self._stages = load_stages(self.opts.stages)
             self._factory = ToolboxFactory(
                 catalog_path=self.opts.catalog, backend=self.opts.backend, model=self.opts.model
             )
-        return self._factory, self._agents
+        return self._factory, self._stages
 
-    def _skippable(self, request: PlanRequest) -> dict[str, Any] | None:
+    def _skippable(self, request: PlanRequest) -> CheckpointSummary | None:
         """The checkpoint, read fast, if the request is done with its outputs present."""
-        raw = self.store.read_raw(request.request_id)
+        summary = self.store.summary(request.request_id)
         if (
-            raw is None
-            or raw.get("state") != "done"
+            summary is None
+            or summary.state is not State.done
             or not outputs_present(self.opts.out_dir, request.request_id)
-            or raw.get("request") != request.model_dump(mode="json")
+            or summary.request != request.model_dump(mode="json")
         ):
             return None
-        return raw
+        return summary
 
-    def process(self, job: Job) -> dict[str, Any]:
-        """Run one job; never raises for a request's own problems (they go in the line)."""
+    def process(self, job: Job) -> JobResult:
+        """Run one job; never raises for a request's own problems (they go in the result)."""
         started = time.perf_counter()
         bytes0, ms0, io0 = self.store.bytes_written, self.store.write_ms, self.store.io_ms
-        line: dict[str, Any] = {"id": job.resume_id, "source": job.source, "error": None}
-        ctx: WorkflowContext | None = None
+        rid = job.resume_id
         try:
             if job.resume_id is not None:
                 saved = self.store.load(job.resume_id)
@@ -133,55 +128,48 @@ class WorkerState:
                 request = saved.request
             else:
                 request = PlanRequest.model_validate_json(job.request_json or "")
-            line["id"] = request.request_id
-            raw = self._skippable(request)
-            if raw is not None:
-                return {**line, **_raw_fields(raw), "status": "skipped", "ms": 0.0}
+            rid = request.request_id
+            summary = self._skippable(request)
+            if summary is not None:
+                return JobResult.skipped(summary, source=job.source)
             if self._factory is None:  # one-time setup is not any request's time
                 setup = time.perf_counter()
                 self._tools()
                 started += time.perf_counter() - setup
-            factory, agents = self._tools()
+            factory, stages = self._tools()
             ctx = run_request(
                 request,
                 store=self.store,
                 toolbox_factory=factory,
                 settings=self.opts.settings,
                 force=self.opts.force,
-                agents=agents,
+                stages=stages,
                 out_dir=self.opts.out_dir,
                 stop=self.stop,
             )
-            line["status"] = "done" if ctx.state == "done" else "failed"
-            if ctx.state == "failed" and ctx.errors:
-                last = ctx.errors[-1]
-                line["error"] = f"{last.stage}: {last.type}: {last.message}"
+            result = JobResult.finished(ctx, source=job.source)
         except LockHeldError as exc:
-            line.update(status="locked", error=str(exc))
+            result = JobResult(id=rid, source=job.source, status="locked", error=str(exc))
         except RunInterrupted as exc:
-            line.update(status="interrupted", state=exc.state, error=str(exc))
-        except AdvisingError as exc:
-            line.update(status="failed", error=str(exc))
-        except Exception as exc:  # an engine bug must not sink the whole batch
-            log.exception("job.crashed", request_id=line["id"], source=job.source)
-            line.update(status="failed", error=f"{type(exc).__name__}: {exc}")
-        if ctx is not None:
-            line.update(
-                state=ctx.state,
-                outcome=ctx.outcome if ctx.state == "done" else None,
-                rounds=ctx.round,
-                llm_calls=len(ctx.ledger.calls),
-                tokens=ctx.ledger.tokens,
-                stage_ms=ctx.stage_ms(),
+            result = JobResult(
+                id=rid,
+                source=job.source,
+                status="interrupted",
+                state=State(exc.state),
+                error=str(exc),
             )
-        line.update(
-            ms=round((time.perf_counter() - started) * 1000, 3),
-            checkpoint_bytes=self.store.bytes_written - bytes0,
-            checkpoint_ms=self.store.write_ms - ms0,
-            checkpoint_io_ms=self.store.io_ms - io0,
-            rss_mb=peak_rss_mb(),
-        )
-        return line
+        except AdvisingError as exc:
+            result = JobResult(id=rid, source=job.source, status="failed", error=str(exc))
+        except Exception as exc:  # an engine bug must not sink the whole batch
+            log.exception("job.crashed", request_id=rid, source=job.source)
+            error = f"{type(exc).__name__}: {exc}"
+            result = JobResult(id=rid, source=job.source, status="failed", error=error)
+        result.ms = round((time.perf_counter() - started) * 1000, 3)
+        result.checkpoint_bytes = self.store.bytes_written - bytes0
+        result.checkpoint_ms = self.store.write_ms - ms0
+        result.checkpoint_io_ms = self.store.io_ms - io0
+        result.rss_mb = peak_rss_mb()
+        return result
 
 
 def peak_rss_mb() -> float:
@@ -195,18 +183,6 @@ def peak_rss_mb() -> float:
     except OSError:
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def _raw_fields(raw: dict[str, Any]) -> dict[str, Any]:
-    ledger = raw.get("ledger") or {}
-    calls = ledger.get("calls") or []
-    return {
-        "state": raw.get("state"),
-        "outcome": raw.get("outcome"),
-        "rounds": raw.get("round"),
-        "llm_calls": len(calls),
-        "tokens": sum(c.get("input_tokens", 0) + c.get("output_tokens", 0) for c in calls),
-    }
 
 
 _WORKER: WorkerState | None = None
@@ -243,7 +219,7 @@ def init_worker(opts: RunOptions, event: StopFlag, parent_pid: int) -> None:
     _WORKER = WorkerState(opts, _AnyStop(event, ParentWatch(parent_pid)))
 
 
-def run_job(job: Job) -> dict[str, Any]:
+def run_job(job: Job) -> JobResult:
     if _WORKER is None:  # pragma: no cover - only without init_worker
         raise RuntimeError("run_job called in a process without init_worker")
     return _WORKER.process(job)

@@ -1,4 +1,4 @@
-"""The state machine: states, the transition table, guards, and the stage registry.
+"""The state machine: states, the stage table, the transition table, guards, stage sets.
 
 One module-level ``transitions.Machine`` serves every run: a run (``Run``, the model) is
 added at its saved state with ``MACHINE.add_model(run, initial=saved)`` and removed when it
@@ -7,10 +7,14 @@ so no callback fires twice. The state *is* the next stage to run; ``done`` and `
 are where runs stop, and ``retry`` leaves ``failed`` for the stage recorded in
 ``failed_stage``.
 
-The refinement loop is decided by guards: after a critique that is neither approved nor
-``not_needed`` and with rounds left, go to refinement; a revised refinement goes back to
-scheduling (next round); otherwise go to synthesis, recording the terminal status from
-the agent set's ``terminal_status`` and the round's ``NegotiationRound``.
+Every stage is called the same way (``agents.case``): ``run(case, tools) -> artifact``,
+where ``case`` is the context's read-only view; the stage table names each stage's agent
+module and the context field its artifact is stored in. A new linear stage is one agent
+module and one ``STAGE_TABLE`` row (plus the context field for its artifact).
+
+The refinement loop is decided by guards that ask ``agents.negotiation``: after a critique,
+``wants_refinement``; after a refinement, ``revised`` (next round, ``close_round``) or the
+loop ends with ``conclude`` recording the terminal status and the last round.
 """
 
 from __future__ import annotations
@@ -18,15 +22,18 @@ from __future__ import annotations
 import importlib
 import logging
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from pydantic import BaseModel
 from transitions import EventData, Machine, MachineError
 
-from pipeline.context import STAGE_NAMES, WorkflowContext, put_round
-from pipeline.errors import MachineDefinitionError, TransitionRefusedError
+from agents import negotiation
+from agents.artifacts import Recommendation
+from agents.case import StageAgent
+from agents.errors import MachineDefinitionError, TransitionRefusedError
+from pipeline.context import STAGES, State, WorkflowContext, put_round
 
 if TYPE_CHECKING:
     from agents.toolbox import Toolbox
@@ -35,30 +42,33 @@ if TYPE_CHECKING:
 # declare (is_<state>, may_<trigger>), logging a warning for each; that is intended here.
 logging.getLogger("transitions.core").setLevel(logging.ERROR)
 
-
-class State(Enum):
-    """Machine states in their fixed order; member names equal values (transitions uses
-    the name, the checkpoint the value)."""
-
-    intake = "intake"
-    requirements = "requirements"
-    scheduling = "scheduling"
-    critique = "critique"
-    refinement = "refinement"
-    synthesis = "synthesis"
-    done = "done"
-    failed = "failed"
-
-
-STAGES: tuple[State, ...] = tuple(State(name) for name in STAGE_NAMES)
-TERMINAL: frozenset[State] = frozenset({State.done, State.failed})
 START = State.intake
 
-# The whole machine, as data. ``advance`` moves a run forward after its stage has run.
-TRANSITIONS: list[dict[str, Any]] = [
-    {"trigger": "advance", "source": State.intake, "dest": State.requirements},
-    {"trigger": "advance", "source": State.requirements, "dest": State.scheduling},
-    {"trigger": "advance", "source": State.scheduling, "dest": State.critique},
+
+@dataclass(frozen=True)
+class StageRow:
+    """One stage: its state, the module of its real agent, the ``WorkflowContext`` field
+    its artifact goes to (a list field keeps one artifact per round), and the state that
+    follows it when that is not decided by the negotiation guards."""
+
+    state: State
+    module: str
+    slot: str
+    then: State | None
+
+
+STAGE_TABLE: tuple[StageRow, ...] = (
+    StageRow(State.intake, "agents.intake", "intake", then=State.requirements),
+    StageRow(State.requirements, "agents.requirements", "proposal", then=State.scheduling),
+    StageRow(State.scheduling, "agents.scheduling", "schedules", then=State.critique),
+    StageRow(State.critique, "agents.critique", "critiques", then=None),
+    StageRow(State.refinement, "agents.refinement", "refinements", then=None),
+    StageRow(State.synthesis, "agents.synthesis", "recommendation", then=State.done),
+)
+ROWS: dict[State, StageRow] = {row.state: row for row in STAGE_TABLE}
+
+# The negotiation loop: the only guarded moves.
+LOOP: list[dict[str, Any]] = [
     {
         "trigger": "advance",
         "source": State.critique,
@@ -86,7 +96,19 @@ TRANSITIONS: list[dict[str, Any]] = [
         "unless": "revised",
         "before": "conclude",
     },
-    {"trigger": "advance", "source": State.synthesis, "dest": State.done},
+]
+
+# The whole machine, as data. ``advance`` moves a run forward after its stage has run.
+TRANSITIONS: list[dict[str, Any]] = [
+    *(
+        move
+        for row in STAGE_TABLE
+        for move in (
+            [{"trigger": "advance", "source": row.state, "dest": row.then}]
+            if row.then is not None
+            else [m for m in LOOP if m["source"] is row.state]
+        )
+    ),
     {"trigger": "fail", "source": list(STAGES), "dest": State.failed},
     *(
         {"trigger": "retry", "source": State.failed, "dest": s, "conditions": "failed_here"}
@@ -156,173 +178,82 @@ def mermaid() -> str:
     return str(graph.get_graph().draw(None))
 
 
-# --------------------------------------------------------------------------- agents
+# --------------------------------------------------------------------------- stage sets
+
+
+class Renderer(Protocol):
+    """Renders a finished run's recommendation (``agents.render`` is the real one)."""
+
+    def to_json(self, rec: Recommendation) -> str: ...
+
+    def to_markdown(self, rec: Recommendation) -> str: ...
+
+    def to_html(self, rec: Recommendation) -> str: ...
 
 
 @dataclass(frozen=True)
-class AgentSet:
-    """The stage agents and helpers a run calls, by their contract (see agents/)."""
+class StageSet:
+    """The agent of every stage and the renderer a run uses: the real ones in ``agents/``,
+    or fakes for engine tests and the cheap benchmark."""
 
     name: str
-    intake: Callable[..., Any]
-    requirements: Callable[..., Any]
-    scheduling: Callable[..., Any]
-    critique: Callable[..., Any]
-    refinement: Callable[..., Any]
-    synthesis: Callable[..., Any]
-    terminal_status: Callable[..., Any]
-    make_round: Callable[..., Any]
-    to_json: Callable[[Any], str]
-    to_markdown: Callable[[Any], str]
-    to_html: Callable[[Any], str]
+    agents: Mapping[State, StageAgent]
+    render: Renderer
+
+    def __post_init__(self) -> None:
+        for state in STAGES:
+            if not callable(getattr(self.agents.get(state), "run", None)):
+                raise MachineDefinitionError(
+                    state.value, f"has no agent with run(case, tools) in stage set {self.name!r}"
+                )
+
+    def with_agent(self, state: State, agent: StageAgent) -> StageSet:
+        """A copy with ``state``'s agent replaced (tests: a flaky or a recording stage)."""
+        return StageSet(name=self.name, agents={**self.agents, state: agent}, render=self.render)
 
 
-StageFn = Callable[[WorkflowContext, "Toolbox"], None]
-
-_REAL_MODULES = {
-    "intake": "intake",
-    "requirements": "requirements",
-    "scheduling": "scheduling",
-    "critique": "critique",
-    "refinement": "refinement",
-    "synthesis": "synthesis",
-    "negotiation": "refinement",
-    "render": "synthesis",
-}
+def _import_agent(row: StageRow) -> Any:
+    try:
+        return importlib.import_module(row.module)
+    except ModuleNotFoundError as exc:
+        if exc.name != row.module:
+            raise
+        raise MachineDefinitionError(
+            row.state.value, f"has no agent: module {row.module!r} is missing"
+        ) from None
 
 
-def real_agents() -> AgentSet:
-    """The agents in ``agents/``; a missing module names the state it leaves empty."""
-    mods: dict[str, Any] = {}
-    for module, state in _REAL_MODULES.items():
-        try:
-            mods[module] = importlib.import_module(f"agents.{module}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"agents.{module}":
-                raise
-            raise MachineDefinitionError(
-                state, f"has no agent: module 'agents.{module}' is missing"
-            ) from None
-    return AgentSet(
-        name="real",
-        intake=mods["intake"].run,
-        requirements=mods["requirements"].run,
-        scheduling=mods["scheduling"].run,
-        critique=mods["critique"].run,
-        refinement=mods["refinement"].run,
-        synthesis=mods["synthesis"].run,
-        terminal_status=mods["negotiation"].terminal_status,
-        make_round=mods["negotiation"].make_round,
-        to_json=mods["render"].to_json,
-        to_markdown=mods["render"].to_markdown,
-        to_html=mods["render"].to_html,
-    )
+def real_stages() -> StageSet:
+    """The agents named in ``STAGE_TABLE``; a missing module names the state it leaves
+    empty."""
+    agents = {row.state: _import_agent(row) for row in STAGE_TABLE}
+    return StageSet(name="real", agents=agents, render=importlib.import_module("agents.render"))
 
 
-def load_agents(spec: str = "real") -> AgentSet:
-    """``real``, or ``package.module:attribute`` naming an AgentSet (fakes, benchmarks)."""
+def load_stages(spec: str = "real") -> StageSet:
+    """``real``, or ``package.module:attribute`` naming a StageSet (fakes, benchmarks)."""
     if spec == "real":
-        return real_agents()
+        return real_stages()
     module, _, attr = spec.partition(":")
     if not module or not attr:
         raise MachineDefinitionError(
             spec, "is not a stage set: use 'real' or 'package.module:attribute'"
         )
     value = getattr(importlib.import_module(module), attr, None)
-    if not isinstance(value, AgentSet):
-        raise MachineDefinitionError(spec, "does not name an AgentSet")
+    if not isinstance(value, StageSet):
+        raise MachineDefinitionError(spec, "does not name a StageSet")
     return value
 
 
-def _need(value: Any, what: str, ctx: WorkflowContext) -> Any:
-    if value is None:
+def run_stage(stages: StageSet, ctx: WorkflowContext, tools: Toolbox) -> None:
+    """Run the stage ``ctx`` is in and store its artifact; the machine has not moved yet."""
+    row = ROWS[ctx.state]
+    artifact = stages.agents[row.state].run(ctx.case(), tools)
+    if not isinstance(artifact, BaseModel):
         raise MachineDefinitionError(
-            ctx.state, f"needs the {what} of round {ctx.round}, but no stage stored it"
+            row.state.value, f"agent returned {type(artifact).__name__}, not an artifact"
         )
-    return value
-
-
-def _intake(agents: AgentSet, ctx: WorkflowContext, tools: Toolbox) -> None:
-    ctx.intake = agents.intake(ctx.request, tools)
-
-
-def _requirements(agents: AgentSet, ctx: WorkflowContext, tools: Toolbox) -> None:
-    ctx.proposal = agents.requirements(_need(ctx.intake, "intake result", ctx), tools)
-
-
-def _scheduling(agents: AgentSet, ctx: WorkflowContext, tools: Toolbox) -> None:
-    constraints = None
-    if ctx.round > 1:
-        refinement = _need(ctx.refinements[ctx.round - 2], "previous refinement", ctx)
-        constraints = refinement.constraints
-    schedule = agents.scheduling(
-        _need(ctx.intake, "intake result", ctx),
-        _need(ctx.proposal, "requirements proposal", ctx),
-        constraints,
-        ctx.round,
-        tools,
-    )
-    put_round(ctx.schedules, ctx.round, schedule)
-
-
-def _critique(agents: AgentSet, ctx: WorkflowContext, tools: Toolbox) -> None:
-    critique = agents.critique(
-        _need(ctx.intake, "intake result", ctx),
-        _need(ctx.proposal, "requirements proposal", ctx),
-        _need(ctx.current(ctx.schedules), "schedule", ctx),
-        tools,
-    )
-    put_round(ctx.critiques, ctx.round, critique)
-
-
-def _refinement(agents: AgentSet, ctx: WorkflowContext, tools: Toolbox) -> None:
-    refinement = agents.refinement(
-        _need(ctx.intake, "intake result", ctx),
-        _need(ctx.current(ctx.schedules), "schedule", ctx),
-        _need(ctx.current(ctx.critiques), "critique", ctx),
-        tools,
-    )
-    put_round(ctx.refinements, ctx.round, refinement)
-
-
-def _synthesis(agents: AgentSet, ctx: WorkflowContext, tools: Toolbox) -> None:
-    ctx.recommendation = agents.synthesis(
-        _need(ctx.intake, "intake result", ctx),
-        _need(ctx.proposal, "requirements proposal", ctx),
-        _need(ctx.current(ctx.schedules), "schedule", ctx),
-        _need(ctx.current(ctx.critiques), "critique", ctx),
-        list(ctx.negotiation),
-        _need(ctx.outcome, "outcome", ctx),
-        tools,
-    )
-
-
-_ADAPTERS: dict[State, Callable[[AgentSet, WorkflowContext, Toolbox], None]] = {
-    State.intake: _intake,
-    State.requirements: _requirements,
-    State.scheduling: _scheduling,
-    State.critique: _critique,
-    State.refinement: _refinement,
-    State.synthesis: _synthesis,
-}
-
-
-def stage_registry(agents: AgentSet) -> dict[State, StageFn]:
-    """Each stage state -> ``(ctx, toolbox) -> None`` that runs its agent and stores the
-    artifact in ``ctx``."""
-
-    def bind(adapter: Callable[[AgentSet, WorkflowContext, Toolbox], None]) -> StageFn:
-        return lambda ctx, tools: adapter(agents, ctx, tools)
-
-    registry = {state: bind(adapter) for state, adapter in _ADAPTERS.items()}
-    check_registry(registry)
-    return registry
-
-
-def check_registry(registry: Mapping[State, StageFn]) -> None:
-    for state in STAGES:
-        if not callable(registry.get(state)):
-            raise MachineDefinitionError(state.value, "has no agent registered")
+    ctx.put(row.slot, artifact)
 
 
 # --------------------------------------------------------------------------- the model
@@ -331,18 +262,17 @@ def check_registry(registry: Mapping[State, StageFn]) -> None:
 class Run:
     """One request's run, the machine's model. Its ``state`` is the context's state."""
 
-    def __init__(self, ctx: WorkflowContext, agents: AgentSet, max_rounds: int) -> None:
+    def __init__(self, ctx: WorkflowContext, max_rounds: int) -> None:
         self.ctx = ctx
-        self.agents = agents
         self.max_rounds = max_rounds
 
     @property
     def state(self) -> State:
-        return State(self.ctx.state)
+        return self.ctx.state
 
     @state.setter
     def state(self, value: State) -> None:
-        self.ctx.state = value.value
+        self.ctx.state = value
 
     # Declared so that model_override=True binds them (and type checkers know them).
     def advance(self) -> bool:
@@ -357,57 +287,28 @@ class Run:
     # ------------------------------------------------------------------ guards
 
     def wants_refinement(self, event: EventData) -> bool:
-        critique = _need(self.ctx.current(self.ctx.critiques), "critique", self.ctx)
-        rounds_left = self.ctx.round < self.max_rounds
-        return critique.approval not in ("approved", "not_needed") and rounds_left
+        return negotiation.wants_refinement(self.ctx.case(), self.max_rounds)
 
     def revised(self, event: EventData) -> bool:
-        refinement = _need(self.ctx.current(self.ctx.refinements), "refinement", self.ctx)
-        return bool(refinement.status == "revised" and refinement.constraints is not None)
+        return negotiation.revised(self.ctx.case())
 
     def failed_here(self, event: EventData) -> bool:
-        return bool(event.transition and event.transition.dest == self.ctx.failed_stage)
+        failed = self.ctx.failed_stage
+        return bool(event.transition and failed and event.transition.dest == failed.value)
 
     # ------------------------------------------------------------------ callbacks
 
     def conclude(self, event: EventData) -> None:
         """Leaving the loop: record the terminal status and the last round."""
-        ctx = self.ctx
-        schedule = _need(ctx.current(ctx.schedules), "schedule", ctx)
-        critique = _need(ctx.current(ctx.critiques), "critique", ctx)
         from_refinement = event.transition is not None and event.transition.source == "refinement"
-        refinement = ctx.current(ctx.refinements) if from_refinement else None
-        ctx.outcome = self.agents.terminal_status(
-            _need(ctx.intake, "intake result", ctx),
-            schedule,
-            critique,
-            refinement,
-            ctx.round,
-            self.max_rounds,
-        )
-        if schedule.status == "not_needed":
-            return  # nothing was proposed, so nothing was negotiated
-        if refinement is not None:
-            resolution = "no_change"
-        elif ctx.outcome == "infeasible" or schedule.solver_status == "infeasible":
-            resolution = "infeasible"
-        elif critique.approval in ("approved", "not_needed"):
-            resolution = "approved"
-        else:
-            resolution = "max_rounds"
-        entry = self.agents.make_round(schedule, critique, refinement, resolution)
-        put_round(ctx.negotiation, ctx.round, entry)
+        conclusion = negotiation.conclude(self.ctx.case(), after_refinement=from_refinement)
+        self.ctx.outcome = conclusion.outcome
+        if conclusion.last_round is not None:
+            put_round(self.ctx.negotiation, self.ctx.round, conclusion.last_round)
 
     def next_round(self, event: EventData) -> None:
-        ctx = self.ctx
-        entry = self.agents.make_round(
-            _need(ctx.current(ctx.schedules), "schedule", ctx),
-            _need(ctx.current(ctx.critiques), "critique", ctx),
-            _need(ctx.current(ctx.refinements), "refinement", ctx),
-            "revised",
-        )
-        put_round(ctx.negotiation, ctx.round, entry)
-        ctx.round += 1
+        put_round(self.ctx.negotiation, self.ctx.round, negotiation.close_round(self.ctx.case()))
+        self.ctx.round += 1
 
 
 def fire(run: Run, trigger: str) -> State:
@@ -422,6 +323,7 @@ def fire(run: Run, trigger: str) -> State:
     if not moved:
         detail = "no transition's guard passed"
         if trigger == "retry":
-            detail = f"failed_stage is {run.ctx.failed_stage!r}"
+            failed = run.ctx.failed_stage
+            detail = f"failed_stage is {failed.value if failed else None!r}"
         raise TransitionRefusedError(run.ctx.request_id, trigger, before.value, detail)
     return run.state

@@ -23,40 +23,31 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Protocol, cast
+from typing import Protocol
 
 import structlog
 from pydantic import PrivateAttr
 
 from agents.artifacts import PlanRequest
-from agents.llm import LLMBackend, LLMCall, LLMLedger
-from agents.toolbox import Settings, Toolbox
-from pipeline.context import (
-    RunConfig,
-    StageErrorRecord,
-    StageName,
-    StageTiming,
-    WorkflowContext,
-    new_context,
-    utc_now,
-)
-from pipeline.errors import (
+from agents.errors import (
     FingerprintMismatchError,
     MachineDefinitionError,
     RequestChangedError,
     RunInterrupted,
 )
-from pipeline.machine import (
-    MACHINE,
+from agents.llm import LLMBackend, LLMCall, LLMLedger
+from agents.toolbox import Settings, Toolbox
+from pipeline.context import (
     TERMINAL,
-    AgentSet,
-    Run,
-    StageFn,
+    RunConfig,
+    StageErrorRecord,
+    StageTiming,
     State,
-    fire,
-    real_agents,
-    stage_registry,
+    WorkflowContext,
+    new_context,
+    utc_now,
 )
+from pipeline.machine import MACHINE, Run, StageSet, fire, real_stages, run_stage
 from pipeline.store import CheckpointStore, atomic_write_many, check_request_id
 
 log = structlog.get_logger(__name__)
@@ -91,14 +82,7 @@ class ToolboxFactory:
         self._toolbox: Toolbox | None = None
 
     def run_config(self, settings: Settings, stages: str) -> RunConfig:
-        return RunConfig(
-            backend=self.llm.name,
-            model=self.llm.model,
-            max_rounds=settings.max_rounds,
-            planner_time_limit_s=settings.planner_time_limit_s,
-            horizon_terms=settings.horizon_terms,
-            stages=stages,
-        )
+        return RunConfig.of(settings, backend=self.llm.name, model=self.llm.model, stages=stages)
 
     def __call__(self, ledger: LLMLedger, settings: Settings) -> Toolbox:
         if self._toolbox is None:
@@ -200,7 +184,7 @@ def outputs_present(out_dir: Path, request_id: str) -> bool:
     return all((out_dir / f"{request_id}{suffix}").is_file() for suffix in OUTPUT_SUFFIXES)
 
 
-def write_outputs(ctx: WorkflowContext, agents: AgentSet, out_dir: Path) -> list[Path]:
+def write_outputs(ctx: WorkflowContext, stages: StageSet, out_dir: Path) -> list[Path]:
     """Render the recommendation to JSON, Markdown and HTML, each written atomically."""
     rec = ctx.recommendation
     if rec is None:
@@ -208,7 +192,7 @@ def write_outputs(ctx: WorkflowContext, agents: AgentSet, out_dir: Path) -> list
             "done", f"was reached by {ctx.request_id!r} without a recommendation"
         )
     out_dir.mkdir(parents=True, exist_ok=True)
-    renders = (agents.to_json, agents.to_markdown, agents.to_html)
+    renders = (stages.render.to_json, stages.render.to_markdown, stages.render.to_html)
     files = {
         out_dir / f"{ctx.request_id}{suffix}": render(rec).encode("utf-8")
         for suffix, render in zip(OUTPUT_SUFFIXES, renders, strict=True)
@@ -237,7 +221,7 @@ def _check_resume(
             raise RequestChangedError(request.request_id, path)
         log.warning("resume.request_changed", request_id=request.request_id, action="restart")
         return None
-    if ctx.state == State.done.value:
+    if ctx.state is State.done:
         return ctx  # finished work stands; fingerprints only guard work still to do
     checks = (
         ("catalog", ctx.catalog_fingerprint, catalog_fp),
@@ -262,7 +246,7 @@ def run_request(
     toolbox_factory: ToolboxFactory,
     settings: Settings,
     force: bool = False,
-    agents: AgentSet | None = None,
+    stages: StageSet | None = None,
     out_dir: Path | None = Path("out"),
     stop: StopFlag | None = None,
 ) -> WorkflowContext:
@@ -271,10 +255,10 @@ def run_request(
     Raises LockHeldError, FingerprintMismatchError, RequestChangedError, a CheckpointError,
     or RunInterrupted (checkpoint saved, resumable)."""
     rid = check_request_id(request.request_id)
-    agents = agents or real_agents()
+    stages = stages or real_stages()
     with store.lock(rid):
         try:
-            return _run_locked(request, rid, store, toolbox_factory, settings, force, agents,
+            return _run_locked(request, rid, store, toolbox_factory, settings, force, stages,
                                out_dir, stop)  # fmt: skip
         finally:
             store.flush()  # before the lock goes: the next holder must see every save
@@ -287,12 +271,11 @@ def _run_locked(
     toolbox_factory: ToolboxFactory,
     settings: Settings,
     force: bool,
-    agents: AgentSet,
+    stages: StageSet,
     out_dir: Path | None,
     stop: StopFlag | None,
 ) -> WorkflowContext:
-    config = toolbox_factory.run_config(settings, agents.name)
-    registry = stage_registry(agents)
+    config = toolbox_factory.run_config(settings, stages.name)
     saved = store.load(rid)
     ctx = saved
     if saved is not None:
@@ -309,70 +292,71 @@ def _run_locked(
         ctx = new_context(
             request, catalog_fingerprint=toolbox_factory.catalog_fingerprint, config=config
         )
-    if ctx.state != State.done.value:
+    if ctx.state is not State.done:
         ledger = SavingLedger.over(ctx, store)
         tools = toolbox_factory(ledger, settings)
-        _drive(ctx, agents, registry, tools, store, settings.max_rounds, stop)
-    done = ctx.state == State.done.value
+        _drive(ctx, stages, tools, store, settings.max_rounds, stop)
+    done = ctx.state is State.done
     if done and out_dir is not None and not outputs_present(out_dir, rid):
         store.flush()  # outputs only ever follow a durable "done" checkpoint
-        write_outputs(ctx, agents, out_dir)
+        write_outputs(ctx, stages, out_dir)
     return ctx
 
 
 def _drive(
     ctx: WorkflowContext,
-    agents: AgentSet,
-    registry: dict[State, StageFn],
+    stages: StageSet,
     tools: Toolbox,
     store: CheckpointStore,
     max_rounds: int,
     stop: StopFlag | None,
 ) -> None:
-    run = Run(ctx, agents, max_rounds)
+    run = Run(ctx, max_rounds)
     MACHINE.add_model(run, initial=run.state)
     try:
         if run.state is State.failed:
-            log.info("run.retry", request_id=ctx.request_id, stage=ctx.failed_stage)
+            log.info(
+                "run.retry",
+                request_id=ctx.request_id,
+                stage=ctx.failed_stage and ctx.failed_stage.value,
+            )
             fire(run, "retry")
         while run.state not in TERMINAL:
             if isinstance(stop, GracefulStop):
                 stop.rearm()
             if stop is not None and stop.is_set():
                 store.save(ctx)
-                raise RunInterrupted(ctx.request_id, ctx.state)
-            _run_stage(run, registry[run.state], tools, store)
+                raise RunInterrupted(ctx.request_id, ctx.state.value)
+            _run_stage(run, stages, tools, store)
     finally:
         MACHINE.remove_model(run)
     log.info(
         "run.finished",
         request_id=ctx.request_id,
-        state=ctx.state,
-        outcome=ctx.outcome if ctx.state == "done" else "failed",
+        state=ctx.state.value,
+        outcome=ctx.outcome if ctx.state is State.done else "failed",
         rounds=ctx.round,
         duration_ms=round(ctx.total_ms(), 1),
     )
 
 
-def _run_stage(run: Run, stage_fn: StageFn, tools: Toolbox, store: CheckpointStore) -> None:
+def _run_stage(run: Run, stages: StageSet, tools: Toolbox, store: CheckpointStore) -> None:
     ctx = run.ctx
-    stage = run.state
-    # The run loop stops at a terminal state, so a stage that runs has a stage name.
-    name = cast(StageName, stage.value)
+    name = run.state
     attempt = ctx.attempts.get(name, 0) + 1
     ctx.attempts[name] = attempt
     round_ = ctx.round
     started = time.perf_counter()
     try:
         try:
-            stage_fn(ctx, tools)
+            run_stage(stages, ctx, tools)
         finally:
             if isinstance(tools.ledger, SavingLedger):
                 tools.ledger.sync()
         fire(run, "advance")
     except KeyboardInterrupt:
         # Abandoned: the checkpoint from before this stage is still the truth.
-        raise RunInterrupted(ctx.request_id, name) from None
+        raise RunInterrupted(ctx.request_id, name.value) from None
     except Exception as exc:
         ms = (time.perf_counter() - started) * 1000
         ctx.timings.append(StageTiming(stage=name, round=round_, attempt=attempt, ms=ms, ok=False))
@@ -393,7 +377,7 @@ def _run_stage(run: Run, stage_fn: StageFn, tools: Toolbox, store: CheckpointSto
         log.error(
             "stage.failed",
             request_id=ctx.request_id,
-            stage=name,
+            stage=name.value,
             round=round_,
             duration_ms=round(ms, 1),
             outcome="failed",
@@ -407,9 +391,9 @@ def _run_stage(run: Run, stage_fn: StageFn, tools: Toolbox, store: CheckpointSto
     log.info(
         "stage.done",
         request_id=ctx.request_id,
-        stage=name,
+        stage=name.value,
         round=round_,
         duration_ms=round(ms, 1),
         outcome="ok",
-        next=ctx.state,
+        next=ctx.state.value,
     )

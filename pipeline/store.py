@@ -30,13 +30,14 @@ import structlog
 from pydantic import ValidationError
 
 from agents.artifacts import REQUEST_ID_PATTERN
-from pipeline.context import SCHEMA_VERSION, WorkflowContext, utc_now
-from pipeline.errors import (
+from agents.errors import (
     CheckpointVersionError,
     CorruptCheckpointError,
     LockHeldError,
     UnsafeRequestIdError,
 )
+from pipeline.checkpoint_summary import CheckpointSummary
+from pipeline.context import SCHEMA_VERSION, WorkflowContext, utc_now
 
 log = structlog.get_logger(__name__)
 
@@ -297,14 +298,17 @@ class CheckpointStore:
             if _ID_RE.fullmatch(rid) and ".." not in rid:
                 yield rid
 
-    def read_raw(self, request_id: str) -> dict[str, object] | None:
-        """The checkpoint as plain JSON (fast, unvalidated) for listings; None if unreadable."""
+    def summary(self, request_id: str) -> CheckpointSummary | None:
+        """The checkpoint's few listed fields, read fast and leniently (no full validation,
+        nothing moved aside); None if there is none or it is not a JSON object."""
         self.flush()
         try:
             raw = json.loads(self.path(request_id).read_bytes())
         except (OSError, ValueError):
             return None
-        return raw if isinstance(raw, dict) else None
+        if not isinstance(raw, dict):
+            return None
+        return CheckpointSummary.model_validate({**raw, "request_id": request_id})
 
     # ------------------------------------------------------------------ locking
 

@@ -22,6 +22,7 @@ import html
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +32,6 @@ from agents.artifacts import (
     ConstraintSet,
     Critique,
     IntakeResult,
-    NegotiationRound,
-    Outcome,
     PlanRequest,
     ProposedCourse,
     Recommendation,
@@ -44,7 +43,9 @@ from agents.artifacts import (
     StudentProfile,
     Violation,
 )
-from pipeline.machine import AgentSet
+from agents.case import Case
+from pipeline.context import State
+from pipeline.machine import StageSet
 
 _DIRECTIVE = re.compile(r"fake:(\w+)(?:=(\w+))?")
 CITATION = CitationRef(
@@ -78,7 +79,8 @@ def _touch(stage: str, request_id: str, round_: int, text: str) -> None:
         raise FakeStageError(f"fake {stage} failure for {request_id!r}")
 
 
-def intake(request: PlanRequest, tools: Any) -> IntakeResult:
+def intake(case: Case, tools: Any) -> IntakeResult:
+    request = case.request
     _touch("intake", request.request_id, 1, request.text)
     s = request.student
     profile = StudentProfile(
@@ -113,7 +115,8 @@ def _text(intake: IntakeResult) -> str:
     return " ".join(intake.notes)
 
 
-def requirements(intake: IntakeResult, tools: Any) -> RequirementsProposal:
+def requirements(case: Case, tools: Any) -> RequirementsProposal:
+    intake = case.need_intake()
     _touch("requirements", intake.request_id, 1, _text(intake))
     if intake.intent == "policy_question":
         return RequirementsProposal(status="not_needed", not_needed_reason="a policy question")
@@ -132,13 +135,9 @@ def requirements(intake: IntakeResult, tools: Any) -> RequirementsProposal:
     )
 
 
-def scheduling(
-    intake: IntakeResult,
-    proposal: RequirementsProposal,
-    constraints: ConstraintSet | None,
-    round_: int,
-    tools: Any,
-) -> Schedule:
+def scheduling(case: Case, tools: Any) -> Schedule:
+    intake, proposal = case.need_intake(), case.need_proposal()
+    constraints, round_ = case.constraints, case.round
     _touch("scheduling", intake.request_id, round_, _text(intake))
     if proposal.status == "not_needed":
         return Schedule(
@@ -159,9 +158,8 @@ def scheduling(
     )
 
 
-def critique(
-    intake: IntakeResult, proposal: RequirementsProposal, schedule: Schedule, tools: Any
-) -> Critique:
+def critique(case: Case, tools: Any) -> Critique:
+    intake, schedule = case.need_intake(), case.schedule
     text = _text(intake)
     _touch("critique", intake.request_id, schedule.round, text)
     if schedule.status == "not_needed":
@@ -182,9 +180,8 @@ def critique(
     return Critique(status="done", round=schedule.round, approval=approval, rules_checked=["X"])
 
 
-def refinement(
-    intake: IntakeResult, schedule: Schedule, critique: Critique, tools: Any
-) -> Refinement:
+def refinement(case: Case, tools: Any) -> Refinement:
+    intake, schedule = case.need_intake(), case.schedule
     text = _text(intake)
     _touch("refinement", intake.request_id, schedule.round, text)
     if "norevise" in directives(text) or schedule.constraints is None:
@@ -200,47 +197,9 @@ def refinement(
     )
 
 
-def terminal_status(
-    intake: IntakeResult,
-    schedule: Schedule,
-    critique: Critique,
-    refinement: Refinement | None,
-    rounds_used: int,
-    max_rounds: int,
-) -> Outcome:
-    if schedule.status == "not_needed":
-        return "answered"
-    if critique.approval == "approved":
-        return "approved"
-    if critique.approval == "conditional":
-        return "approved_with_risks"
-    return "unresolved_after_max_rounds"
-
-
-def make_round(
-    schedule: Schedule, critique: Critique, refinement: Refinement | None, resolution: str
-) -> NegotiationRound:
-    return NegotiationRound(
-        round=schedule.round,
-        proposal=f"{len(schedule.terms)} term(s), {schedule.units_planned:g} units",
-        graduation_term=schedule.graduation_term,
-        solver_status=schedule.solver_status,
-        approval=critique.approval,
-        violations=[f"{v.rule_id} ({v.term}): {v.message}" for v in critique.violations],
-        revision=list(refinement.changes) if refinement else [],
-        resolution=resolution,  # type: ignore[arg-type]
-    )
-
-
-def synthesis(
-    intake: IntakeResult,
-    proposal: RequirementsProposal,
-    schedule: Schedule,
-    critique: Critique,
-    rounds: list[NegotiationRound],
-    outcome: Outcome,
-    tools: Any,
-) -> Recommendation:
+def synthesis(case: Case, tools: Any) -> Recommendation:
+    intake, schedule, critique = case.need_intake(), case.schedule, case.critique
+    rounds, outcome = list(case.negotiation), case.need_outcome()
     _touch("synthesis", intake.request_id, schedule.round, _text(intake))
     p = intake.profile
     return Recommendation(
@@ -272,19 +231,30 @@ def to_html(rec: Recommendation) -> str:
     return f"<!doctype html><title>{html.escape(rec.request_id)}</title><p>{rec.outcome}</p>\n"
 
 
-FAKE = AgentSet(
+class _Agent:
+    """A fake stage agent: ``run(case, tools)`` as the stage contract asks."""
+
+    def __init__(self, run: Callable[[Case, Any], Any]) -> None:
+        self.run = run
+
+
+class _Render:
+    to_json = staticmethod(to_json)
+    to_markdown = staticmethod(to_markdown)
+    to_html = staticmethod(to_html)
+
+
+FAKE = StageSet(
     name="fake",
-    intake=intake,
-    requirements=requirements,
-    scheduling=scheduling,
-    critique=critique,
-    refinement=refinement,
-    synthesis=synthesis,
-    terminal_status=terminal_status,
-    make_round=make_round,
-    to_json=to_json,
-    to_markdown=to_markdown,
-    to_html=to_html,
+    agents={
+        State.intake: _Agent(intake),
+        State.requirements: _Agent(requirements),
+        State.scheduling: _Agent(scheduling),
+        State.critique: _Agent(critique),
+        State.refinement: _Agent(refinement),
+        State.synthesis: _Agent(synthesis),
+    },
+    render=_Render(),
 )
 
 
@@ -343,13 +313,13 @@ class Harness:
         self.out = root / "out"
         self.side_log = root / "stages.jsonl"
 
-    def run(self, request: PlanRequest, *, agents: AgentSet = FAKE, **kw: Any) -> Any:
+    def run(self, request: PlanRequest, *, stages: StageSet = FAKE, **kw: Any) -> Any:
         from agents.toolbox import Settings
         from pipeline.runner import run_request
 
         kw.setdefault("settings", Settings())
         kw.setdefault("toolbox_factory", self.factory)
-        return run_request(request, store=self.store, agents=agents, out_dir=self.out, **kw)
+        return run_request(request, store=self.store, stages=stages, out_dir=self.out, **kw)
 
     def stages_run(self, request_id: str | None = None) -> list[str]:
         """Stage executions from the side log, as 'stage' or 'stage/round'."""

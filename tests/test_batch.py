@@ -11,10 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
-from pipeline.batch import input_items, iter_input, percentile, run_batch
-from pipeline.errors import ExitCode, RequestInputError
+from agents.errors import ExitCode, RequestInputError
+from pipeline.batch import run_batch
+from pipeline.batch_input import input_items, iter_input
 from pipeline.jobs import RunOptions
+from pipeline.results import JobResult, percentile
 from pipeline.runner import GracefulStop
 from tests.fake_stages import Harness, request_dict
 
@@ -100,6 +103,27 @@ def test_invalid_and_duplicate_requests_are_recorded_and_the_rest_go_on(h: Harne
         "r3.json",
         "r3.md",
     ]
+
+
+def test_summary_lines_keep_their_keys_in_order(h: Harness) -> None:
+    path = _jsonl(h.root / "in.jsonl", [request_dict("k1"), "{"])
+    run_batch(iter_input(str(path)), _opts(h), stop=GracefulStop())
+    lines = (h.out / "batch-summary.jsonl").read_text(encoding="utf-8").splitlines()
+    keys = ["id", "source", "status", "state", "outcome", "rounds", "llm_calls", "tokens"]
+    assert [list(json.loads(line)) for line in lines] == [[*keys, "ms", "error"]] * 2
+    assert lines[1] == (
+        '{"id": null, "source": "line 2", "status": "invalid", "state": null, "outcome": null, '
+        '"rounds": null, "llm_calls": null, "tokens": null, "ms": 0.0, '
+        '"error": "not valid JSON at column 2: Expecting property name enclosed in double quotes"}'
+    )
+
+
+def test_job_result_refuses_unknown_fields_and_statuses() -> None:
+    with pytest.raises(ValidationError) as err:
+        JobResult(id="r1", source="line 1", status="done", stage="intake")  # type: ignore[call-arg]
+    assert err.value.errors()[0]["msg"] == "Extra inputs are not permitted"
+    with pytest.raises(ValidationError):
+        JobResult(id="r1", source="line 1", status="finished")  # type: ignore[arg-type]
 
 
 class StopWhen:

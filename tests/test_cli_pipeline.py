@@ -139,6 +139,28 @@ def test_status_show_and_resume(ws: Path, capsys: pytest.CaptureFixture[str]) ->
     assert json.loads(capsys.readouterr().out)["status"] == {"failed": 1}
 
 
+def test_status_lists_broken_checkpoints_as_unreadable_and_leaves_them(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = ws / "state"
+    state.mkdir()
+    (state / "u1.json").write_text("{", encoding="utf-8")
+    (state / "u2.json").write_text(
+        '{"state": "weird", "round": "r", "updated_at": "2026-01-02T03:04:05Z"}', "utf-8"
+    )
+    assert main(["status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "counts": {"unreadable": 2},
+        "requests": [
+            {"id": "u1", "state": "unreadable", "outcome": None, "round": None,
+             "failed_stage": None, "updated_at": ""},
+            {"id": "u2", "state": "unreadable", "outcome": None, "round": None,
+             "failed_stage": None, "updated_at": "2026-01-02 03:04:05"},
+        ],
+    }  # fmt: skip
+    assert sorted(p.name for p in state.iterdir()) == ["u1.json", "u2.json"]
+
+
 def test_resume_errors(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["resume", *ENGINE]) == 2
     assert capsys.readouterr().err == (

@@ -26,7 +26,8 @@ from typing import Any
 
 import pytest
 
-from pipeline.batch import iter_input, run_batch
+from pipeline.batch import run_batch
+from pipeline.batch_input import iter_input
 from pipeline.jobs import RunOptions
 from pipeline.runner import GracefulStop
 from pipeline.store import CheckpointStore

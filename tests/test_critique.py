@@ -38,8 +38,8 @@ OVERLOAD = cite("LOAD-OVERLOAD")
 def test_low_gpa_student_with_two_63_unit_terms_is_rejected_citing_course_load(
     tools: Toolbox,
 ) -> None:
-    got = critique.run(
-        intake(record(gpa=2.6), target="F2028"), PROPOSAL, schedule(PLAN_63, target="F2028"), tools
+    got = critique.review(
+        intake(record(gpa=2.6), target="F2028"), schedule(PLAN_63, target="F2028"), tools
     )
     assert got == Critique(
         status="done",
@@ -96,8 +96,8 @@ def _overload_risk(code: str, message: str) -> Risk:
 def test_high_gpa_student_with_the_same_plan_is_conditional_on_advisor_approval(
     tools: Toolbox,
 ) -> None:
-    got = critique.run(
-        intake(record(gpa=3.8), target="F2028"), PROPOSAL, schedule(PLAN_63, target="F2028"), tools
+    got = critique.review(
+        intake(record(gpa=3.8), target="F2028"), schedule(PLAN_63, target="F2028"), tools
     )
     soft = "units, above the standard 54; an overload up to 63 units needs advisor approval"
     assert got == Critique(
@@ -139,7 +139,7 @@ def test_assumed_overload_approval_turns_violations_into_risks_and_approves(
     tools: Toolbox,
 ) -> None:
     sched = schedule(PLAN_63, target="F2028", approvals=["LOAD-OVERLOAD"], round=2)
-    got = critique.run(intake(record(gpa=3.8), target="F2028"), PROPOSAL, sched, tools)
+    got = critique.review(intake(record(gpa=3.8), target="F2028"), sched, tools)
     assumed = "units, above the standard 54; the plan assumes advisor approval for the overload"
     assert got == Critique(
         status="done",
@@ -168,9 +168,8 @@ PLAN_54_FIRST = [
 def test_probation_student_with_a_54_unit_term_is_rejected_by_the_45_unit_cap(
     tools: Toolbox,
 ) -> None:
-    got = critique.run(
+    got = critique.review(
         intake(record(gpa=1.9, status="probation")),
-        PROPOSAL,
         schedule(PLAN_54_FIRST, cap=54),
         tools,
     )
@@ -219,7 +218,7 @@ def test_a_part_time_middle_term_is_a_soft_full_time_violation(tools: Toolbox) -
         term("S2029", "21-259", "15-294", "36-225"),
     ]
     assert [t.units for t in plan] == [54, 33, 54, 48, 25]
-    got = critique.run(intake(record(gpa=2.6)), PROPOSAL, schedule(plan, cap=54), tools)
+    got = critique.review(intake(record(gpa=2.6)), schedule(plan, cap=54), tools)
     assert got == Critique(
         status="done",
         round=1,
@@ -267,7 +266,7 @@ def test_a_part_time_middle_term_is_a_soft_full_time_violation(tools: Toolbox) -
 
 def test_an_ineligible_what_if_minor_is_a_hard_violation(tools: Toolbox) -> None:
     cs_min = intake(record(gpa=3.0), programs=["CS-BS", "CS-MIN"])
-    got = critique.run(cs_min, PROPOSAL, schedule(PLAN_54_FIRST, cap=54), tools)
+    got = critique.review(cs_min, schedule(PLAN_54_FIRST, cap=54), tools)
     assert got == Critique(
         status="done",
         round=1,
@@ -307,7 +306,7 @@ def test_infeasible_schedule_is_not_critiqued_but_eligibility_still_is(tools: To
         "different minor",
         citation=cite("MINOR-ELIG"),
     )
-    assert critique.run(cs_min, PROPOSAL, infeasible, tools) == Critique(
+    assert critique.review(cs_min, infeasible, tools) == Critique(
         status="not_needed",
         not_needed_reason=reason,
         round=1,
@@ -326,7 +325,7 @@ def test_policy_question_needs_no_critique(tools: Toolbox) -> None:
         round=1,
         solver_status="not_run",
     )
-    got = critique.run(intake(record(), intent="policy_question"), PROPOSAL, none, tools)
+    got = critique.review(intake(record(), intent="policy_question"), none, tools)
     assert got == Critique(
         status="not_needed",
         not_needed_reason="a policy question needs no plan",
@@ -354,7 +353,7 @@ def test_consent_offering_target_clash_and_verifier_risks(tools: Toolbox) -> Non
     sched = schedule(
         plan, cap=54, next_term=clash, verification=["prerequisite: 15-441 before 15-213"]
     )
-    got = critique.run(intake(record(gpa=2.6), target="F2028"), PROPOSAL, sched, tools)
+    got = critique.review(intake(record(gpa=2.6), target="F2028"), sched, tools)
     assert got == Critique(
         status="done",
         round=1,

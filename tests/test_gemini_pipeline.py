@@ -9,23 +9,25 @@ stage module exists.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from agents.artifacts import IntakeResult, PlanRequest, Recommendation
+from agents.case import Case
 from agents.catalog import load_catalog, load_student
+from agents.errors import RunInterrupted
 from agents.llm import LLMLedger, OfflineBackend
 from agents.llm.gemini import GeminiBackend, RetryPolicy
 from agents.toolbox import Settings
-from pipeline.errors import RunInterrupted
+from pipeline.context import State
 from pipeline.logs import configure_logging
-from pipeline.machine import AgentSet
+from pipeline.machine import StageSet
 from pipeline.runner import ToolboxFactory, run_request
 from pipeline.store import CheckpointStore
 from tests import fake_stages
@@ -44,27 +46,30 @@ class SimulatedCrash(RuntimeError):
 
 def llm_agents(
     crash_after_intake_call: list[bool], crash: type[BaseException] = SimulatedCrash
-) -> AgentSet:
+) -> StageSet:
     """The fake stage set, with an intake that calls ``extract_intake`` first (and raises
     ``crash`` once if told to) and a synthesis whose letter comes from ``write_letter``."""
 
-    def intake(request: PlanRequest, tools: Any) -> IntakeResult:
-        read = tools.llm.extract_intake(request.text, catalog=tools.catalog, ledger=tools.ledger)
+    def intake(case: Case, tools: Any) -> IntakeResult:
+        text = case.request.text
+        read = tools.llm.extract_intake(text, catalog=tools.catalog, ledger=tools.ledger)
         if crash_after_intake_call:
             crash_after_intake_call.pop()
             raise crash("killed after the intake call")
-        result = fake_stages.intake(request, tools)
+        result = fake_stages.intake(case, tools)
         return result.model_copy(update={"parser": read.source, "notes": read.value.notes})
 
-    def synthesis(*args: Any) -> Recommendation:
-        rec = fake_stages.synthesis(*args)
-        letter = args[-1].llm.write_letter(rec, ledger=args[-1].ledger)
+    def synthesis(case: Case, tools: Any) -> Recommendation:
+        rec = fake_stages.synthesis(case, tools)
+        letter = tools.llm.write_letter(rec, ledger=tools.ledger)
         source = "gemini" if letter.source == "gemini" else "template_fallback"
         return rec.model_copy(update={"letter": letter.value, "letter_source": source})
 
-    return dataclasses.replace(
-        fake_stages.FAKE, name="gemini-probe", intake=intake, synthesis=synthesis
+    probe = StageSet(
+        name="gemini-probe", agents=fake_stages.FAKE.agents, render=fake_stages.FAKE.render
     )
+    probe = probe.with_agent(State.intake, SimpleNamespace(run=intake))
+    return probe.with_agent(State.synthesis, SimpleNamespace(run=synthesis))
 
 
 @pytest.fixture
@@ -93,13 +98,13 @@ def request(text: str, student: str = "is-junior-cs-minor", rid: str = "req-1") 
     )
 
 
-def run(req: PlanRequest, llm: Any, tmp_path: Path, agents: AgentSet | None) -> Any:
+def run(req: PlanRequest, llm: Any, tmp_path: Path, stages: StageSet | None) -> Any:
     return run_request(
         req,
         store=CheckpointStore(tmp_path / "state"),
         toolbox_factory=ToolboxFactory(llm=llm),
         settings=Settings(),
-        agents=agents,
+        stages=stages,
         out_dir=tmp_path / "out",
     )
 
@@ -177,11 +182,11 @@ def test_no_file_a_run_writes_contains_the_key(
 # --------------------------------------------------------------------------- real agents
 
 
-def real_agents_or_skip() -> AgentSet:
-    from pipeline.machine import real_agents
+def real_agents_or_skip() -> StageSet:
+    from pipeline.machine import real_stages
 
     try:
-        return real_agents()
+        return real_stages()
     except Exception as exc:  # MachineDefinitionError names the missing module
         pytest.skip(f"the real stage agents are not all there yet: {exc}")
 

@@ -19,8 +19,9 @@ from agents.artifacts import (
     TimePreferences,
 )
 from agents.catalog import Catalog, StudentRecord, load_catalog
-from agents.intake import profile_of, run
-from agents.llm import IntakeExtraction, LLMLedger, LLMResult, Source
+from agents.intake import profile_of
+from agents.intake import read_request as run
+from agents.llm import IntakeExtraction, RecordingBackend
 from agents.toolbox import Toolbox
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,26 +36,6 @@ def student(sid: str, **changes: Any) -> StudentRecord:
 
 def request(sid: str = "is-junior-design", **fields: Any) -> PlanRequest:
     return PlanRequest(request_id="r1", student=student(sid), **fields)
-
-
-class ScriptedBackend:
-    """Returns a fixed extraction as if a model had read the text; records what it was sent."""
-
-    name = "gemini"
-    model = "scripted"
-
-    def __init__(self, value: IntakeExtraction, source: Source = "gemini", note: str = ""):
-        self.value, self.source, self.note = value, source, note
-        self.sent: list[str] = []
-
-    def extract_intake(
-        self, text: str, *, catalog: Catalog, ledger: LLMLedger
-    ) -> LLMResult[IntakeExtraction]:
-        self.sent.append(text)
-        return LLMResult(value=self.value, source=self.source, note=self.note)
-
-    def write_letter(self, draft: Any, *, ledger: LLMLedger) -> LLMResult[str]:
-        raise AssertionError("intake never writes letters")
 
 
 def tools(backend: Any = None) -> Toolbox:
@@ -111,7 +92,7 @@ def test_free_text_only_request_reads_to_the_whole_intake_result() -> None:
 
 
 def test_structured_request_needs_no_text_reader() -> None:
-    backend = ScriptedBackend(IntakeExtraction())
+    backend = RecordingBackend(intake=IntakeExtraction())
     req = request(
         "is-sophomore",
         intent="plan_next_term",
@@ -121,7 +102,7 @@ def test_structured_request_needs_no_text_reader() -> None:
     )
     got = run(req, tools(backend))
 
-    assert backend.sent == []
+    assert (backend.texts, backend.drafts) == ([], [])
     assert (got.parser, got.intent, got.intent_source) == (
         "structured",
         "plan_next_term",
@@ -221,8 +202,10 @@ def test_unknown_program_in_text_becomes_an_open_question_not_a_fact() -> None:
 
 
 def test_unknown_program_code_from_any_source_is_an_open_question() -> None:
-    backend = ScriptedBackend(IntakeExtraction(intent="add_program", add_programs=["AI-MIN"]))
+    extraction = IntakeExtraction(intent="add_program", add_programs=["AI-MIN"])
+    backend = RecordingBackend(intake=extraction)
     got = run(request(text="add the AI minor"), tools(backend))
+    assert backend.drafts == []
     assert got.added_programs == []
     assert questions(got) == [
         (
@@ -331,8 +314,8 @@ def test_leave_without_a_term_asks_which_term() -> None:
 
 
 def test_model_reading_is_checked_like_any_other() -> None:
-    backend = ScriptedBackend(
-        IntakeExtraction(
+    backend = RecordingBackend(
+        intake=IntakeExtraction(
             intent="plan_degree",
             target_graduation="S2029",  # wrong: 3.5 years from F2025 is F2028
             target_phrase="in 3.5 years",
@@ -345,7 +328,7 @@ def test_model_reading_is_checked_like_any_other() -> None:
     )
     got = run(request("overload-low-gpa", text="graduate in 3.5 years ..."), tools(backend))
 
-    assert backend.sent == ["graduate in 3.5 years ..."]
+    assert (backend.texts, backend.drafts) == (["graduate in 3.5 years ..."], [])
     assert got.parser == "gemini"
     assert got.goals.target_graduation == "F2028"
     assert "recounted 'in 3.5 years' from the record: F2028 (the reader said S2029)" in got.notes
@@ -358,10 +341,13 @@ def test_model_reading_is_checked_like_any_other() -> None:
 
 
 def test_fallback_reader_is_recorded_with_its_reason() -> None:
-    backend = ScriptedBackend(
-        IntakeExtraction(), source="offline_fallback", note="gemini timed out after 2 attempts"
+    backend = RecordingBackend(
+        intake=IntakeExtraction(),
+        source="offline_fallback",
+        note="gemini timed out after 2 attempts",
     )
     got = run(request(text="add a CS minor"), tools(backend))
+    assert backend.drafts == []
     assert got.parser == "offline_fallback"
     assert got.notes[0] == "text reader: gemini timed out after 2 attempts"
     assert got.added_programs == ["CS-MIN"]  # the deterministic reader ran instead

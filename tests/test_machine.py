@@ -3,26 +3,26 @@ typed errors for refused triggers, and build-time checks that name the bad state
 
 from __future__ import annotations
 
-import dataclasses
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from agents.artifacts import Critique
+from agents.case import Case
+from agents.errors import MachineDefinitionError, TransitionRefusedError
 from agents.toolbox import Settings
-from pipeline.context import new_context
-from pipeline.errors import MachineDefinitionError, TransitionRefusedError
+from pipeline.context import STAGES, State, WorkflowContext, new_context
 from pipeline.machine import (
     MACHINE,
-    STAGES,
+    STAGE_TABLE,
     TRANSITIONS,
     Run,
-    State,
-    check_registry,
+    StageSet,
     check_table,
     fire,
-    load_agents,
+    load_stages,
     mermaid,
-    stage_registry,
 )
 from tests.fake_stages import FAKE, Harness, make_request
 
@@ -56,10 +56,10 @@ def test_approved_run_visits_every_stage_once_in_order(h: Harness) -> None:
         "critique/1",
         "synthesis/1",
     ]
-    assert (ctx.state, ctx.outcome, ctx.round) == ("done", "approved", 1)
+    assert (ctx.state, ctx.outcome, ctx.round) == (State.done, "approved", 1)
     assert [n.resolution for n in ctx.negotiation] == ["approved"]
     assert MACHINE.models == []  # the run was removed when it stopped
-    assert not hasattr(Run(ctx, FAKE, 3), "to_intake")
+    assert not hasattr(Run(ctx, 3), "to_intake")
 
 
 def test_rejected_critique_loops_back_to_scheduling_until_approved(h: Harness) -> None:
@@ -95,7 +95,7 @@ def test_loop_is_bounded_by_max_rounds_and_records_terminal_status(h: Harness) -
         "critique/3",
         "synthesis/3",
     ]
-    assert (ctx.state, ctx.outcome, ctx.round) == ("done", "unresolved_after_max_rounds", 3)
+    assert (ctx.state, ctx.outcome, ctx.round) == (State.done, "unresolved_after_max_rounds", 3)
     assert [n.resolution for n in ctx.negotiation] == ["revised", "revised", "max_rounds"]
 
 
@@ -138,28 +138,28 @@ def test_policy_question_passes_every_stage_as_not_needed(h: Harness) -> None:
 def test_failed_run_resumes_by_reentering_the_failed_stage(h: Harness) -> None:
     calls = {"n": 0}
 
-    def flaky_critique(*args: object) -> Critique:
+    def flaky_critique(case: Case, tools: Any) -> Critique:
         calls["n"] += 1
         if calls["n"] == 1:
             raise RuntimeError("policy index unavailable")
-        return FAKE.critique(*args)
+        return FAKE.agents[State.critique].run(case, tools)
 
-    agents = dataclasses.replace(FAKE, critique=flaky_critique)
-    first = h.run(make_request("r1"), agents=agents)
-    assert (first.state, first.failed_stage) == ("failed", "critique")
+    stages = FAKE.with_agent(State.critique, SimpleNamespace(run=flaky_critique))
+    first = h.run(make_request("r1"), stages=stages)
+    assert (first.state, first.failed_stage) == (State.failed, State.critique)
     assert [(e.stage, e.type, e.message) for e in first.errors] == [
-        ("critique", "RuntimeError", "policy index unavailable")
+        (State.critique, "RuntimeError", "policy index unavailable")
     ]
     assert h.store.load("r1") == first
 
-    second = h.run(make_request("r1"), agents=agents)
-    assert (second.state, second.failed_stage, second.outcome) == ("done", None, "approved")
+    second = h.run(make_request("r1"), stages=stages)
+    assert (second.state, second.failed_stage, second.outcome) == (State.done, None, "approved")
     assert second.attempts == {
-        "intake": 1,
-        "requirements": 1,
-        "scheduling": 1,
-        "critique": 2,
-        "synthesis": 1,
+        State.intake: 1,
+        State.requirements: 1,
+        State.scheduling: 1,
+        State.critique: 2,
+        State.synthesis: 1,
     }
     # Finished stages never ran again: only the fake's own stages log, and critique did not
     # log its failed call (it raised first), so each logged stage appears once.
@@ -178,8 +178,8 @@ def test_trigger_that_does_not_move_raises_a_typed_error(h: Harness) -> None:
         catalog_fingerprint="c" * 64,
         config=h.factory.run_config(Settings(), "fake"),
     )
-    ctx.state = "failed"
-    run = Run(ctx, FAKE, 3)
+    ctx.state = State.failed
+    run = Run(ctx, 3)
     MACHINE.add_model(run, initial=run.state)
     try:
         with pytest.raises(TransitionRefusedError) as err:
@@ -188,7 +188,7 @@ def test_trigger_that_does_not_move_raises_a_typed_error(h: Harness) -> None:
             "request 'r1': trigger 'retry' did not move the machine from state 'failed' "
             "(failed_stage is None); this is an engine bug - report it with the checkpoint"
         )
-        ctx.state = "done"
+        ctx.state = State.done
         with pytest.raises(TransitionRefusedError) as err:
             fire(run, "advance")
         assert str(err.value).startswith(
@@ -227,21 +227,31 @@ def test_table_naming_an_unknown_state_names_it() -> None:
     )
 
 
-def test_registry_without_an_agent_names_the_state() -> None:
-    registry = stage_registry(FAKE)
-    del registry[State.critique]
+def test_stage_set_without_an_agent_names_the_state() -> None:
+    agents = {s: a for s, a in FAKE.agents.items() if s is not State.critique}
     with pytest.raises(MachineDefinitionError) as err:
-        check_registry(registry)
-    assert str(err.value) == "pipeline machine: state 'critique' has no agent registered"
-
-
-def test_stage_set_spec_must_name_an_agent_set() -> None:
-    with pytest.raises(MachineDefinitionError) as err:
-        load_agents("tests.fake_stages:STUDENT")
+        StageSet(name="partial", agents=agents, render=FAKE.render)
     assert str(err.value) == (
-        "pipeline machine: state 'tests.fake_stages:STUDENT' does not name an AgentSet"
+        "pipeline machine: state 'critique' has no agent with run(case, tools) in stage set "
+        "'partial'"
     )
-    assert load_agents("tests.fake_stages:FAKE") is FAKE
+
+
+def test_stage_set_spec_must_name_a_stage_set() -> None:
+    with pytest.raises(MachineDefinitionError) as err:
+        load_stages("tests.fake_stages:STUDENT")
+    assert str(err.value) == (
+        "pipeline machine: state 'tests.fake_stages:STUDENT' does not name a StageSet"
+    )
+    assert load_stages("tests.fake_stages:FAKE") is FAKE
+
+
+def test_every_stage_has_one_row_naming_its_agent_module_and_context_field() -> None:
+    assert [row.state for row in STAGE_TABLE] == list(STAGES)
+    real = load_stages("real")
+    for row in STAGE_TABLE:
+        assert real.agents[row.state].__name__ == row.module
+        assert row.slot in WorkflowContext.model_fields
 
 
 def test_mermaid_diagram_is_drawn_from_the_table() -> None:

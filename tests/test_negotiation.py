@@ -18,13 +18,18 @@ from agents.artifacts import (
     Schedule,
     Violation,
 )
+from agents.case import Case
+from agents.errors import MissingArtifactError
 from agents.negotiation import (
-    after_refinement,
+    close_round,
+    conclude,
     make_round,
-    next_step,
     proposal_line,
+    revised,
     terminal_status,
+    wants_refinement,
 )
+from tests.fake_stages import make_request
 from tests.test_policy import PLAN_63, cite, intake, record, schedule
 
 CHANGE = ConstraintChange(
@@ -152,28 +157,83 @@ def test_terminal_status(
     rounds: int,
     outcome: str,
 ) -> None:
-    got = terminal_status(intake_result, sched, verdict, refined, rounds, 3)
-    assert got == outcome, case
+    assert terminal_status(intake_result, sched, verdict) == outcome, case
+
+
+def _case(round_: int, verdict: Critique, refined: Refinement | None = None) -> Case:
+    """A case in round ``round_`` whose current round has ``verdict`` (and ``refined``)."""
+    earlier = [_critique("rejected")] * (round_ - 1)
+    return Case(
+        request=make_request("r1"),
+        round=round_,
+        intake=LOW,
+        schedules=tuple([PLANNED] * round_),
+        critiques=(*earlier, verdict),
+        refinements=tuple([_refinement("revised")] * (round_ - 1))
+        + ((refined,) if refined is not None else ()),
+    )
 
 
 @pytest.mark.parametrize(
-    ("approval", "previous", "rounds", "step"),
+    ("approval", "rounds", "refine"),
     [
-        ("rejected", None, 1, "refine"),
-        ("conditional", _refinement("revised"), 2, "refine"),
-        ("rejected", None, 3, "synthesize"),
-        ("rejected", _refinement("no_change"), 2, "synthesize"),
-        ("approved", None, 1, "synthesize"),
-        ("not_needed", None, 1, "synthesize"),
+        ("rejected", 1, True),
+        ("conditional", 2, True),
+        ("rejected", 3, False),
+        ("approved", 1, False),
+        ("not_needed", 1, False),
     ],
 )
-def test_next_step(approval: str, previous: Refinement | None, rounds: int, step: str) -> None:
-    assert next_step(_critique(approval), previous, rounds, 3) == step
+def test_wants_refinement(approval: str, rounds: int, refine: bool) -> None:
+    assert wants_refinement(_case(rounds, _critique(approval)), max_rounds=3) is refine
 
 
 @pytest.mark.parametrize(
-    ("status", "step"),
-    [("revised", "schedule"), ("no_change", "synthesize"), ("not_needed", "synthesize")],
+    ("status", "again"), [("revised", True), ("no_change", False), ("not_needed", False)]
 )
-def test_after_refinement(status: str, step: str) -> None:
-    assert after_refinement(_refinement(status)) == step
+def test_revised(status: str, again: bool) -> None:
+    assert revised(_case(1, _critique("rejected"), _refinement(status))) is again
+
+
+@pytest.mark.parametrize(
+    ("verdict", "refined", "after", "outcome", "resolution"),
+    [
+        (_critique("approved"), None, False, "approved", "approved"),
+        (_critique("rejected", violations=[LOAD]), None, False,
+         "unresolved_after_max_rounds", "max_rounds"),
+        (_critique("rejected", violations=[LOAD]), _refinement("no_change"), True,
+         "unresolved_after_max_rounds", "no_change"),
+    ],
+)  # fmt: skip
+def test_conclude_records_the_outcome_and_the_last_round(
+    verdict: Critique, refined: Refinement | None, after: bool, outcome: str, resolution: str
+) -> None:
+    got = conclude(_case(1, verdict, refined), after_refinement=after)
+    assert got.outcome == outcome
+    assert got.last_round == make_round(PLANNED, verdict, refined, resolution)  # type: ignore[arg-type]
+
+
+def test_conclude_without_a_plan_records_no_round() -> None:
+    case = Case(
+        request=make_request("r1"),
+        intake=intake(record(), intent="policy_question"),
+        schedules=(NOT_RUN,),
+        critiques=(_critique("not_needed"),),
+    )
+    got = conclude(case, after_refinement=False)
+    assert (got.outcome, got.last_round) == ("answered", None)
+
+
+def test_close_round_records_the_revision() -> None:
+    refined = _refinement("revised")
+    got = close_round(_case(1, _critique("rejected", violations=[LOAD]), refined))
+    assert got == make_round(PLANNED, _critique("rejected", violations=[LOAD]), refined, "revised")
+
+
+def test_case_names_a_missing_artifact() -> None:
+    with pytest.raises(MissingArtifactError) as err:
+        _ = Case(request=make_request("r1"), round=2).critique
+    assert str(err.value) == (
+        "request 'r1': no critique for round 2; the stage that makes it has not run - this is "
+        "an engine bug, report it with the checkpoint"
+    )

@@ -546,7 +546,7 @@ def test_every_returned_plan_passes_the_verifier(inst: Instance) -> None:
 _RUN = """
 import json, sys
 from tests.planner_strategies import realistic_catalog, realistic_student
-from agents.planner.api import PlanConstraints, plan
+from agents.planner import PlanConstraints, plan
 cat = realistic_catalog(1)
 record = realistic_student(cat, "ECON-BA", 1, 1)
 result = plan(cat, record, ["ECON-BA", "PHIL-MIN"], PlanConstraints())

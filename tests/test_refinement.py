@@ -29,7 +29,7 @@ def _rejected(*mods: Modification) -> Critique:
 def test_low_gpa_plan_is_capped_at_54_and_the_target_relaxed(tools: Toolbox) -> None:
     low = intake(record(gpa=2.6), target="F2028")
     sched = schedule(PLAN_63, target="F2028")
-    got = refinement.run(low, sched, critique.run(low, PROPOSAL, sched, tools), tools)
+    got = refinement.revise(low, sched, critique.review(low, sched, tools), tools)
     assert got == Refinement(
         status="revised",
         round=1,
@@ -61,7 +61,7 @@ def test_high_gpa_overload_approval_is_assumed_and_the_next_critique_approves(
 ) -> None:
     high = intake(record(gpa=3.8), target="F2028")
     sched = schedule(PLAN_63, target="F2028")
-    got = refinement.run(high, sched, critique.run(high, PROPOSAL, sched, tools), tools)
+    got = refinement.revise(high, sched, critique.review(high, sched, tools), tools)
     assert got == Refinement(
         status="revised",
         round=1,
@@ -82,7 +82,7 @@ def test_high_gpa_overload_approval_is_assumed_and_the_next_critique_approves(
     # The planner would return the same plan under the new set; the critique now approves.
     assert got.constraints is not None
     again = sched.model_copy(update={"round": 2, "constraints": got.constraints})
-    second = critique.run(high, PROPOSAL, again, tools)
+    second = critique.review(high, again, tools)
     assert (second.approval, second.violations) == ("approved", [])
     assert [(r.kind, r.term, r.rule_id) for r in second.risks] == [
         ("approval_needed", "S2027", "LOAD-OVERLOAD"),
@@ -93,7 +93,7 @@ def test_high_gpa_overload_approval_is_assumed_and_the_next_critique_approves(
 def test_suggestions_already_in_the_constraint_set_change_nothing(tools: Toolbox) -> None:
     sched = schedule(PLAN_63, cap=54)
     cap = Modification(action="cap_all_terms_units", value=54, rule_id="LOAD-MAX", reason="cap")
-    got = refinement.run(intake(record()), sched, _rejected(cap), tools)
+    got = refinement.revise(intake(record()), sched, _rejected(cap), tools)
     assert got == Refinement(
         status="no_change",
         round=1,
@@ -105,7 +105,7 @@ def test_suggestions_already_in_the_constraint_set_change_nothing(tools: Toolbox
 
 def test_a_critique_without_suggestions_changes_nothing(tools: Toolbox) -> None:
     sched = schedule(PLAN_63, cap=54)
-    got = refinement.run(intake(record()), sched, _rejected(), tools)
+    got = refinement.revise(intake(record()), sched, _rejected(), tools)
     assert got == Refinement(
         status="no_change",
         round=1,
@@ -119,7 +119,7 @@ def test_an_approved_or_not_needed_critique_needs_no_refinement(
     approval: str, tools: Toolbox
 ) -> None:
     verdict = Critique(status="done", round=2, approval=approval)  # type: ignore[arg-type]
-    got = refinement.run(intake(record()), schedule(PLAN_63), verdict, tools)
+    got = refinement.revise(intake(record()), schedule(PLAN_63), verdict, tools)
     assert got == Refinement(
         status="not_needed",
         round=2,

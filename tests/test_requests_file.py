@@ -10,7 +10,7 @@ import pytest
 
 from agents.artifacts import PlanRequest
 from agents.catalog import check_student_against_catalog, load_catalog, load_student
-from agents.intake import run
+from agents.intake import read_request as run
 from agents.toolbox import Toolbox
 
 ROOT = Path(__file__).resolve().parent.parent

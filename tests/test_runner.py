@@ -4,23 +4,25 @@ interruption, and outputs written for a finished run."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import signal
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from agents.artifacts import Schedule
-from agents.llm import LLMCall
-from agents.toolbox import Settings
-from pipeline.errors import (
+from agents.case import Case
+from agents.errors import (
     FingerprintMismatchError,
     LockHeldError,
     RequestChangedError,
     RunInterrupted,
 )
+from agents.llm import LLMCall
+from agents.toolbox import Settings
+from pipeline.context import State
 from pipeline.runner import GracefulStop, ToolboxFactory
 from tests.fake_stages import FAKE, Harness, make_request, write_catalog
 
@@ -156,12 +158,12 @@ def test_finished_run_only_rewrites_missing_outputs(h: Harness) -> None:
 
 
 def test_abandoned_stage_leaves_the_checkpoint_from_before_it(h: Harness) -> None:
-    def interrupted(*args: Any) -> Schedule:
+    def interrupted(case: Case, tools: Any) -> Schedule:
         raise KeyboardInterrupt
 
-    agents = dataclasses.replace(FAKE, scheduling=interrupted)
+    stages = FAKE.with_agent(State.scheduling, SimpleNamespace(run=interrupted))
     with pytest.raises(RunInterrupted) as err:
-        h.run(make_request("r1"), agents=agents)
+        h.run(make_request("r1"), stages=stages)
     assert str(err.value) == (
         "request 'r1' interrupted before stage 'scheduling'; its checkpoint is saved - "
         "resume with 'advise resume r1'"
@@ -185,22 +187,23 @@ def test_a_recorded_llm_call_is_checkpointed_at_once_even_if_the_stage_dies(
         task="intake", backend="gemini", model="m", prompt_hash="p1", response="{}", status="ok"
     )
 
-    def intake(request: Any, tools: Any) -> Any:
+    def intake(case: Case, tools: Any) -> Any:
         tools.ledger.record(call)
         raise KeyboardInterrupt  # killed right after paying for the call
 
     with pytest.raises(RunInterrupted):
-        h.run(make_request("r1"), agents=dataclasses.replace(FAKE, intake=intake))
+        h.run(make_request("r1"), stages=FAKE.with_agent(State.intake, SimpleNamespace(run=intake)))
     saved = h.store.load("r1")
     assert saved is not None
     assert (saved.state, saved.ledger.calls) == ("intake", [call])
 
-    def reusing_intake(request: Any, tools: Any) -> Any:
+    def reusing_intake(case: Case, tools: Any) -> Any:
         assert tools.ledger.lookup("p1") == call
         tools.ledger.reused += 1
-        return FAKE.intake(request, tools)
+        return FAKE.agents[State.intake].run(case, tools)
 
-    ctx = h.run(make_request("r1"), agents=dataclasses.replace(FAKE, intake=reusing_intake))
+    reusing = FAKE.with_agent(State.intake, SimpleNamespace(run=reusing_intake))
+    ctx = h.run(make_request("r1"), stages=reusing)
     assert (ctx.state, ctx.ledger.calls, ctx.ledger.reused) == ("done", [call], 1)
 
 
@@ -221,17 +224,18 @@ def test_first_signal_asks_to_stop_and_second_abandons() -> None:
 def test_signal_handlers_replaced_by_native_code_are_rearmed_between_stages(h: Harness) -> None:
     # CP-SAT leaves SIGINT at SIG_DFL after a solve; SIG_IGN stands in for it here, so a
     # regression fails this test instead of killing the test run.
-    def requirements(intake: Any, tools: Any) -> Any:
+    def requirements(case: Case, tools: Any) -> Any:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        return FAKE.requirements(intake, tools)
+        return FAKE.agents[State.requirements].run(case, tools)
 
-    def scheduling(*args: Any) -> Schedule:
+    def scheduling(case: Case, tools: Any) -> Schedule:
         os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while scheduling runs
-        return FAKE.scheduling(*args)
+        return FAKE.agents[State.scheduling].run(case, tools)
 
-    agents = dataclasses.replace(FAKE, requirements=requirements, scheduling=scheduling)
+    stages = FAKE.with_agent(State.requirements, SimpleNamespace(run=requirements))
+    stages = stages.with_agent(State.scheduling, SimpleNamespace(run=scheduling))
     stop = GracefulStop()
     with stop.installed(), pytest.raises(RunInterrupted):
-        h.run(make_request("r1"), agents=agents, stop=stop)
+        h.run(make_request("r1"), stages=stages, stop=stop)
     saved = h.store.load("r1")
     assert saved is not None and saved.state == "critique"  # scheduling finished, then stop

@@ -26,21 +26,23 @@ from agents.artifacts import (
     ScheduledTerm,
     Violation,
 )
-from agents.llm import LLMCall, LLMLedger
-from pipeline.context import (
-    STAGE_NAMES,
-    RunConfig,
-    StageErrorRecord,
-    StageTiming,
-    WorkflowContext,
-    new_context,
-    put_round,
-)
-from pipeline.errors import (
+from agents.errors import (
     CheckpointVersionError,
     CorruptCheckpointError,
     LockHeldError,
     UnsafeRequestIdError,
+)
+from agents.llm import LLMCall, LLMLedger
+from pipeline.checkpoint_summary import CheckpointSummary
+from pipeline.context import (
+    STAGES,
+    RunConfig,
+    StageErrorRecord,
+    StageTiming,
+    State,
+    WorkflowContext,
+    new_context,
+    put_round,
 )
 from pipeline.store import CheckpointStore, check_request_id, dump_context, load_context
 from tests.fake_stages import make_request
@@ -120,8 +122,10 @@ def contexts(draw: Any) -> WorkflowContext:
         question=draw(st.none() | text),
     )
     ctx = new_context(request, catalog_fingerprint=draw(text), config=CONFIG)
-    ctx.state = draw(st.sampled_from(["intake", "critique", "refinement", "done", "failed"]))
-    ctx.failed_stage = draw(st.none() | st.sampled_from(STAGE_NAMES))
+    ctx.state = draw(
+        st.sampled_from([State.intake, State.critique, State.refinement, State.done, State.failed])
+    )
+    ctx.failed_stage = draw(st.none() | st.sampled_from(STAGES))
     ctx.round = rounds
     for r in range(1, rounds + 1):
         put_round(ctx.schedules, r, draw(schedules(r)))
@@ -153,16 +157,16 @@ def contexts(draw: Any) -> WorkflowContext:
                 resolution="revised",
             )
         )
-    ctx.attempts = draw(st.dictionaries(st.sampled_from(STAGE_NAMES), st.integers(1, 5)))
+    ctx.attempts = draw(st.dictionaries(st.sampled_from(STAGES), st.integers(1, 5)))
     ctx.timings = [
         StageTiming(stage=s, round=1, attempt=1, ms=draw(floats.map(abs)), ok=draw(st.booleans()))
-        for s in draw(st.lists(st.sampled_from(STAGE_NAMES), max_size=4))
+        for s in draw(st.lists(st.sampled_from(STAGES), max_size=4))
     ]
     ctx.errors = draw(
         st.lists(
             st.builds(
                 StageErrorRecord,
-                stage=st.sampled_from(STAGE_NAMES),
+                stage=st.sampled_from(STAGES),
                 round=st.integers(1, 3),
                 attempt=st.integers(1, 3),
                 type=text,
@@ -319,6 +323,65 @@ def test_checkpoint_from_another_schema_version_is_left_in_place(tmp_path: Path)
     assert (tmp_path / "r1.json").exists()
 
 
+# --------------------------------------------------------------------------- summaries
+
+
+def test_summary_reads_the_listed_fields_of_a_checkpoint(tmp_path: Path) -> None:
+    store = CheckpointStore(tmp_path)
+    ctx = _ctx()
+    ctx.state, ctx.failed_stage, ctx.round, ctx.outcome = State.failed, State.critique, 2, None
+    ctx.ledger = LLMLedger(
+        calls=[
+            LLMCall(task="intake", backend="offline", model="rules", prompt_hash="h1",
+                    response="ok", input_tokens=10, output_tokens=5, status="ok"),
+            LLMCall(task="letter", backend="offline", model="rules", prompt_hash="h2",
+                    response="ok", input_tokens=1, output_tokens=2, status="ok"),
+        ]
+    )  # fmt: skip
+    store.save(ctx)
+    assert store.summary("r1") == CheckpointSummary(
+        request_id="r1",
+        state=State.failed,
+        failed_stage=State.critique,
+        outcome=None,
+        round=2,
+        updated_at=ctx.updated_at,
+        request=ctx.request.model_dump(mode="json"),
+        llm_calls=2,
+        tokens=18,
+    )
+    assert store.summary("r2") is None
+
+
+@pytest.mark.parametrize("text", ["{", "[]", '"done"'])
+def test_summary_of_an_unreadable_checkpoint_is_none_and_the_file_stays(
+    tmp_path: Path, text: str
+) -> None:
+    (tmp_path / "r1.json").write_text(text, encoding="utf-8")
+    assert CheckpointStore(tmp_path).summary("r1") is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r1.json"]
+
+
+def test_summary_reads_bad_values_as_none_and_keeps_the_rest(tmp_path: Path) -> None:
+    raw = {
+        "request_id": "elsewhere",
+        "state": "weird",
+        "failed_stage": 3,
+        "outcome": 7,
+        "round": "r",
+        "updated_at": "2020-01-01T10:11:12Z",
+        "request": [],
+        "ledger": {"calls": [{"input_tokens": 3, "output_tokens": 4}, "x", {"input_tokens": "9"}]},
+    }
+    (tmp_path / "r1.json").write_text(json.dumps(raw), encoding="utf-8")
+    assert CheckpointStore(tmp_path).summary("r1") == CheckpointSummary(
+        request_id="r1",
+        updated_at=datetime(2020, 1, 1, 10, 11, 12, tzinfo=UTC),
+        llm_calls=2,
+        tokens=7,
+    )
+
+
 # --------------------------------------------------------------------------- locks
 
 
@@ -373,22 +436,22 @@ def test_background_write_error_surfaces_on_flush(
 def test_contexts_of_finished_runs_round_trip(tmp_path: Path) -> None:
     """Every artifact type, as the agents really fill them (audit trees included)."""
     from agents.artifacts import PlanRequest
-    from pipeline.errors import MachineDefinitionError
-    from pipeline.machine import real_agents
+    from agents.errors import MachineDefinitionError
+    from pipeline.machine import real_stages
     from tests.fake_stages import FAKE, Harness
 
     h = Harness(tmp_path / "fake")
-    fake = h.run(make_request("f1", "fake:reject=1"), agents=FAKE)
+    fake = h.run(make_request("f1", "fake:reject=1"), stages=FAKE)
     assert load_context(dump_context(fake)) == fake
     try:
-        agents = real_agents()
+        stages = real_stages()
     except MachineDefinitionError as exc:  # pragma: no cover - until every agent exists
         pytest.skip(str(exc))
     from pipeline.runner import ToolboxFactory
 
     line = (Path(__file__).parents[1] / "demos" / "requests.jsonl").read_text("utf-8")
     request = PlanRequest.model_validate_json(line.splitlines()[0])
-    real = h.run(request, agents=agents, toolbox_factory=ToolboxFactory())
+    real = h.run(request, stages=stages, toolbox_factory=ToolboxFactory())
     assert real.state == "done" and real.proposal is not None and real.proposal.audit
     assert load_context(dump_context(real)) == real
     assert h.store.load(request.request_id) == real

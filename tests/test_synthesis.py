@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agents import synthesis
+from agents import answers, synthesis
 from agents.artifacts import (
     CitationRef,
     ConstraintChange,
@@ -31,7 +31,7 @@ from agents.artifacts import (
 )
 from agents.audit import AuditReport, ProgramAudit, RequirementAudit
 from agents.catalog import Catalog, load_catalog, parse_catalog
-from agents.llm import LLMLedger, LLMResult, check_letter
+from agents.llm import RecordingBackend, Source, check_letter
 from agents.toolbox import Toolbox
 
 # --------------------------------------------------------------------------- fixture
@@ -244,24 +244,6 @@ class FakeRetriever:
         return out
 
 
-class FakeBackend:
-    """Writes a fixed letter and reports a chosen source; records the drafts."""
-
-    name = "fake"
-    model = "fake-1"
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.drafts: list[Recommendation] = []
-
-    def extract_intake(self, text: str, *, catalog: Catalog, ledger: LLMLedger) -> Any:
-        raise AssertionError("synthesis never reads free text")
-
-    def write_letter(self, draft: Recommendation, *, ledger: LLMLedger) -> LLMResult[str]:
-        self.drafts.append(draft)
-        return LLMResult[str](value="Dear Dana,\n\nFake letter.\n", source=self.source)
-
-
 def _profile(**over: Any) -> StudentProfile:
     base: dict[str, Any] = {
         "student_id": "overload-low-gpa",
@@ -421,7 +403,7 @@ Office of Undergraduate Advising
 
 def test_approved_after_refinement_builds_the_whole_recommendation(catalog: Catalog) -> None:
     tools = Toolbox(catalog=catalog)
-    rec = synthesis.run(
+    rec = synthesis.synthesize(
         _intake(), PROPOSAL, _schedule(catalog), _critique(), ROUNDS, "approved", tools
     )
     course_load = CitationRef(
@@ -459,7 +441,7 @@ def test_approved_after_refinement_builds_the_whole_recommendation(catalog: Cata
 def test_approved_with_risks_names_the_approval_and_turns_reasons_into_risks(
     catalog: Catalog,
 ) -> None:
-    overload = synthesis.cite(catalog, "academic-policies", "overload", "LOAD-OVERLOAD")
+    overload = answers.cite(catalog, "academic-policies", "overload", "LOAD-OVERLOAD")
     approval = Risk(
         kind="approval_needed",
         message="Spring 2027 has 45 units and needs advisor approval.",
@@ -468,7 +450,7 @@ def test_approved_with_risks_names_the_approval_and_turns_reasons_into_risks(
         citation=overload,
     )
     schedule = _schedule(catalog, reasons=["70-311 needs the instructor's consent."])
-    rec = synthesis.run(
+    rec = synthesis.synthesize(
         _intake(profile=_profile(gpa=3.8)),
         PROPOSAL,
         schedule,
@@ -498,7 +480,7 @@ def test_approved_with_risks_names_the_approval_and_turns_reasons_into_risks(
 
 
 def test_summary_groups_approvals_by_rule_and_names_a_program_switch(catalog: Catalog) -> None:
-    overload = synthesis.cite(catalog, "academic-policies", "overload", "LOAD-OVERLOAD")
+    overload = answers.cite(catalog, "academic-policies", "overload", "LOAD-OVERLOAD")
     risks = [
         Risk(
             kind="approval_needed",
@@ -516,7 +498,7 @@ def test_summary_groups_approvals_by_rule_and_names_a_program_switch(catalog: Ca
         added_programs=["IS-BS"],
         dropped_programs=["CS-BS"],
     )
-    rec = synthesis.run(
+    rec = synthesis.synthesize(
         intake,
         PROPOSAL,
         _schedule(catalog),
@@ -538,10 +520,10 @@ def test_unresolved_outcome_keeps_violations_and_cites_them(catalog: Catalog) ->
         severity="hard",
         term="S2027",
         message="Spring 2027 has 66 units; the limit is 54 units.",
-        citation=synthesis.cite(catalog, "academic-policies", "course-load", "LOAD-MAX"),
+        citation=answers.cite(catalog, "academic-policies", "course-load", "LOAD-MAX"),
     )
     critique = _critique(round=3, approval="rejected", violations=[violation])
-    rec = synthesis.run(
+    rec = synthesis.synthesize(
         _intake(added_programs=[], target_programs=["IS-BS"], intent="plan_degree"),
         PROPOSAL,
         _schedule(catalog, round=3),
@@ -598,7 +580,7 @@ def test_summary_states_the_outcome(
     intake_over: dict[str, Any],
     summary: str,
 ) -> None:
-    rec = synthesis.run(
+    rec = synthesis.synthesize(
         _intake(**intake_over),
         PROPOSAL,
         _schedule(catalog, **schedule_over),
@@ -657,7 +639,7 @@ def test_policy_question_quotes_the_top_sections_and_names_the_rules_that_apply(
         added_programs=[],
         target_programs=["IS-BS"],
     )
-    rec = synthesis.run(intake, PROPOSAL, schedule, critique, [], "answered", tools)
+    rec = synthesis.synthesize(intake, PROPOSAL, schedule, critique, [], "answered", tools)
     assert retriever.queries == [(QUESTION, 2)]
     assert rec.answer == EXPECTED_POLICY_ANSWER
     assert rec.summary == (
@@ -684,7 +666,7 @@ def test_policy_question_on_the_sample_catalog_quotes_the_course_load_sections(
     tools = Toolbox(catalog=sample, index_dir=tmp_path)
     schedule, critique = _not_needed(sample)
     intake = _intake(intent="policy_question", question=QUESTION, added_programs=[])
-    rec = synthesis.run(intake, PROPOSAL, schedule, critique, [], "answered", tools)
+    rec = synthesis.synthesize(intake, PROPOSAL, schedule, critique, [], "answered", tools)
     load = sample.section_text("academic-policies", "course-load")
     overload = sample.section_text("academic-policies", "overload")
     assert rec.answer is not None
@@ -764,7 +746,7 @@ def test_progress_check_summarizes_the_audit(catalog: Catalog) -> None:
     schedule, critique = _not_needed(catalog)
     intake = _intake(intent="check_progress", added_programs=[], target_programs=["IS-BS"])
     proposal = RequirementsProposal(status="done", audit=report, remaining_units=192)
-    rec = synthesis.run(
+    rec = synthesis.synthesize(
         intake, proposal, schedule, critique, [], "answered", Toolbox(catalog=catalog)
     )
     assert rec.summary == "Progress: IS-BS partly met; 120 units earned, sophomore standing."
@@ -783,7 +765,7 @@ def test_next_term_clash_becomes_a_sections_risk(catalog: Catalog) -> None:
         clashes=["67-272 A and 70-311 A both meet TR 13:30-14:50"],
         alternative=["15-122", "67-250", "67-272"],
     )
-    rec = synthesis.run(
+    rec = synthesis.synthesize(
         _intake(),
         PROPOSAL,
         _schedule(catalog, next_term=clash),
@@ -807,16 +789,17 @@ def test_next_term_clash_becomes_a_sections_risk(catalog: Catalog) -> None:
     [("offline", "template"), ("gemini", "gemini"), ("offline_fallback", "template_fallback")],
 )
 def test_letter_comes_from_the_backend_with_its_source(
-    catalog: Catalog, source: str, letter_source: str
+    catalog: Catalog, source: Source, letter_source: str
 ) -> None:
-    backend = FakeBackend(source)
+    backend = RecordingBackend(letter="Dear Dana,\n\nFake letter.\n", source=source)
     tools = Toolbox(catalog=catalog, llm=backend)
-    rec = synthesis.run(
+    rec = synthesis.synthesize(
         _intake(), PROPOSAL, _schedule(catalog), _critique(), ROUNDS, "approved", tools
     )
     assert rec.letter == "Dear Dana,\n\nFake letter.\n"
     assert rec.letter_source == letter_source
     assert [d.letter for d in backend.drafts] == [""]
+    assert backend.texts == []
     assert backend.drafts[0].model_copy(update={"letter": rec.letter}) == rec.model_copy(
         update={"letter_source": "template"}
     )

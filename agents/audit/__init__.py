@@ -1,16 +1,12 @@
+"""The degree audit: ``audit`` a student's record against programs, ``render_audit`` it as
+text; the module map is in ``agents.audit.core``'s docstring."""
+
 from __future__ import annotations
 
-from agents.audit.core import (
-    SCHEMA_FILE,
-    AuditReport,
-    ProgramAudit,
-    RequirementAudit,
-    audit,
-    audit_schema,
-    sharing_limit,
-    unmet,
-)
+from agents.audit.alloc import sharing_limit
+from agents.audit.core import SCHEMA_FILE, audit, audit_schema, unmet
 from agents.audit.render import render_audit, render_program
+from agents.audit.report import AuditReport, ProgramAudit, RequirementAudit
 
 __all__ = [
     "SCHEMA_FILE",

@@ -1,6 +1,7 @@
 """Course allocation for the degree audit: which of a student's courses count toward which
-requirement leaf of each program. ``audit_search`` finds the allocation, ``audit_build``
-explains it; this module holds the course pool, the rules and the allocation state.
+requirement leaf of each program. ``stages`` and ``search`` find the allocation, ``build``
+explains it; this module holds the rules and the allocator, ``pool`` the courses (keys and
+their options) and ``program`` each program's tree and allocation state.
 
 A *key* is one countable credit: a course code, or ``code@term`` for each passing attempt of
 a repeatable course. Its *options* are the ways it can count, best first: the best passing
@@ -46,28 +47,22 @@ not met, and the audit says so in a warning.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Literal
+from typing import Any
 
+from agents.audit.pool import Option
+from agents.audit.program import Leaf, ProgramAlloc, flatten, required_count
 from agents.catalog import (
     AllOfRequirement,
-    AttemptSource,
     Catalog,
-    Course,
-    CourseAttempt,
     CourseRequirement,
     CourseSetRequirement,
     NOfRequirement,
     Program,
-    RequirementNode,
     SharingLimit,
-    StudentRecord,
     Term,
 )
 
-CountedStatus = Literal["completed", "in_progress", "planned"]
-Leaf = CourseRequirement | CourseSetRequirement
 Target = tuple[str, int]  # (program code, node index in the flattened tree)
 
 EPS = 1e-9
@@ -96,139 +91,9 @@ def sharing_limit(a: Program, b: Program) -> SharingLimit | None:
     return min(found, key=lambda lim: lim.max_courses) if found else None
 
 
-# --------------------------------------------------------------------------- the pool
-
-
-@dataclass(frozen=True)
-class Option:
-    """One way a course can count: an attempt or a planned enrollment."""
-
-    key: str  # allocation identity: the course code, or code@term for repeatable courses
-    course: str
-    term: str
-    grade: str | None
-    units: float
-    status: CountedStatus
-    source: AttemptSource
-    pass_fail: bool
-    note: str
-
-
-def _note(counted: CourseAttempt | None, attempts: list[CourseAttempt]) -> str:
-    """'best attempt; also R in F2025' when other attempts of the course exist."""
-    others = [a for a in attempts if a is not counted]
-    if not others:
-        return ""
-    head = "best attempt" if counted is not None and counted.status == "completed" else "retake"
-    parts = [f"{a.grade or 'in progress'} in {a.term}" for a in others]
-    return f"{head}; also {', '.join(parts)}"
-
-
-def _passed(catalog: Catalog, attempt: CourseAttempt) -> bool:
-    return attempt.grade is not None and catalog.grade_meets(attempt.grade, None)
-
-
-def _planned(key: str, course: Course, term: str, note: str) -> Option:
-    return Option(key, course.code, term, None, course.units, "planned", "institution", False, note)
-
-
-def build_pool(
-    catalog: Catalog, student: StudentRecord, planned: Mapping[str, str]
-) -> dict[str, list[Option]]:
-    """Options per allocation key, best first (completed, then in progress, then planned)."""
-    pool: dict[str, list[Option]] = {}
-    for code in sorted({a.course for a in student.courses} | set(planned)):
-        course = catalog.course_by_code.get(code)
-        if course is None:
-            continue  # reported as a warning by the caller
-        attempts = sorted(student.attempts_of(code), key=lambda a: Term.parse(a.term).index)
-
-        def taken(key: str, a: CourseAttempt, note: str) -> Option:
-            units = student.units_of(a, catalog)
-            return Option(
-                key, a.course, a.term, a.grade, units, a.status, a.source, a.pass_fail, note
-            )
-
-        plan_term = planned.get(code)
-        if course.repeatable:  # every passing attempt is its own credit
-            for a in attempts:
-                if a.status == "in_progress" or _passed(catalog, a):
-                    pool.setdefault(f"{code}@{a.term}", []).append(taken(f"{code}@{a.term}", a, ""))
-            if plan_term is not None:
-                key = f"{code}@{plan_term}" + ("#plan" if f"{code}@{plan_term}" in pool else "")
-                pool[key] = [_planned(key, course, plan_term, "")]
-            continue
-        opts: list[Option] = []
-        best = student.best_attempt(code, catalog)
-        if (
-            best is not None
-            and best.status == "completed"
-            and catalog.grade_meets(best.grade, None)
-        ):
-            opts.append(taken(code, best, _note(best, attempts)))
-        current = [a for a in attempts if a.status == "in_progress"]
-        if current:
-            opts.append(taken(code, current[-1], _note(current[-1], attempts)))
-        if plan_term is not None:
-            opts.append(_planned(code, course, plan_term, _note(None, attempts)))
-        if opts:
-            pool[code] = opts
-    return pool
-
-
-# --------------------------------------------------------------------------- program state
-
-
-@dataclass(frozen=True)
-class FlatNode:
-    idx: int
-    req: RequirementNode
-    parent: int | None
-    children: tuple[int, ...]
-
-
-def flatten(root: RequirementNode) -> list[FlatNode]:
-    """The tree in pre-order; a node's index is its position."""
-    out: list[FlatNode] = []
-
-    def visit(node: RequirementNode, parent: int | None) -> int:
-        idx = len(out)
-        out.append(FlatNode(idx, node, parent, ()))
-        kids: list[int] = []
-        if isinstance(node, AllOfRequirement | NOfRequirement):
-            kids = [visit(c, idx) for c in node.children]
-        out[idx] = FlatNode(idx, node, parent, tuple(kids))
-        return idx
-
-    visit(root, None)
-    return out
-
-
-def required_count(req: CourseSetRequirement) -> int | None:
-    if req.min_courses is not None:
-        return req.min_courses
-    if req.min_units is None:  # the loader rejects this; count it as "all listed, or one"
-        return len(req.courses) or 1
-    return None
-
-
-@dataclass
-class ProgramAlloc:
-    """One program's allocation."""
-
-    program: Program
-    nodes: list[FlatNode]
-    cands: dict[int, list[str]]  # leaf -> matching pool keys, sorted
-    demand: dict[str, int]  # key -> leaves of this program it matches
-    order: list[int]  # leaves, most specific first: course leaves, then sets by fewest keys
-    taken: dict[int, list[Option]] = field(default_factory=dict)
-    used: dict[str, int] = field(default_factory=dict)  # key -> leaf
-    blocked: dict[int, dict[str, str]] = field(default_factory=dict)  # leaf -> key -> program
-
-
 class Allocator:
     """The allocation of the pool to the programs and its rules (see the module docstring):
-    ``audit_search.allocate`` fills it in, the report builder reads it."""
+    ``stages.allocate`` fills it in, the report builder (``build``) reads it."""
 
     def __init__(self, catalog: Catalog, pool: dict[str, list[Option]], programs: list[Program]):
         self.catalog = catalog
@@ -247,7 +112,7 @@ class Allocator:
         self.pair_shared: dict[tuple[str, str], list[str]] = {}  # program pair -> shared keys
         self.allowed = STAGES[-1]
         self.gave_up = False
-        # Filled in by ``audit_search.allocate``, which runs the stages.
+        # Filled in by ``stages.allocate``, which runs the stages.
         self.met_by_completed: dict[str, set[int]] = {}
 
     # ---- matching and qualification

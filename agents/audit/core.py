@@ -6,31 +6,34 @@ credit included), *in_progress* or *planned* (``planned`` maps course -> term; p
 in-progress courses are assumed passed with a grade meeting any minimum). A node is ``met``
 counting all three, and ``met_by_completed`` when completed courses alone meet it.
 
-Which course counts toward which requirement is decided exactly (``audit_alloc`` states the
-rules, ``audit_search`` is the search): when some allocation meets every program, the audit
+Which course counts toward which requirement is decided exactly (``alloc`` states the
+rules, ``search`` is the search): when some allocation meets every program, the audit
 finds one; otherwise it meets a set of requirements that no allocation extends, preferring
 completed over in-progress over planned courses and majors over minors, and a node met by the
-record stays met when planned courses are added. ``audit_build`` writes the explanations.
+record stays met when planned courses are added. ``build`` writes the explanations.
 
-Module map: ``audit`` (this file: result models, schema, entry points), ``audit_alloc`` (the
-course pool and the allocation state), ``audit_search`` (the exact search and the stage
-order), ``audit_build`` (result models from an allocation).
+Module map, each importing only the ones listed before it: ``pool`` (the courses a record and
+plan offer), ``program`` (a program's flattened tree and allocation state), ``alloc`` (the
+rules and the allocator), ``selections`` and ``search`` (the exact search), ``stages`` (the
+stage and target order), ``report`` (the result models), ``explain``, ``leaves`` and
+``build`` (result models from an allocation), ``core`` (this file: schema, entry points),
+``render`` (plain text).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import structlog
-from pydantic import BaseModel, ConfigDict, Field
 
-from agents.audit.alloc import CountedStatus, build_pool, sharing_limit
+from agents.audit.build import Builder
+from agents.audit.pool import build_pool
+from agents.audit.report import AuditReport, RequirementAudit
+from agents.audit.stages import allocate
 from agents.catalog import (
-    AttemptSource,
     Catalog,
-    ClassStanding,
     Program,
     StudentRecord,
     Term,
@@ -44,144 +47,14 @@ log = structlog.get_logger(__name__)
 
 __all__ = [
     "SCHEMA_FILE",
-    "AuditReport",
-    "CountedCourse",
-    "ProgramAudit",
-    "RequirementAudit",
-    "SharedCourse",
     "audit",
     "audit_schema",
     "published_audit_schema",
-    "sharing_limit",
     "unmet",
     "write_audit_schema",
 ]
 
 SCHEMA_FILE = "audit.schema.json"
-
-Status = Literal["met", "partly_met", "unmet"]
-RequirementKind = Literal["course", "all_of", "n_of", "course_set", "total_units", "program_gpa"]
-
-
-# --------------------------------------------------------------------------- result models
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class CountedCourse(_Model):
-    """A course (or one attempt of a repeatable course) counted toward a requirement."""
-
-    course: str = Field(description="Course code.")
-    title: str = Field(description="Course title from the catalog.")
-    term: str = Field(description="Term taken, being taken, or planned.")
-    grade: str | None = Field(description="Grade earned; None while in progress or planned.")
-    units: float = Field(description="Units the attempt carries.")
-    status: CountedStatus = Field(
-        description="'completed', 'in_progress' (assumed passed) or 'planned' (assumed passed "
-        "with a grade meeting any minimum)."
-    )
-    source: AttemptSource = Field(
-        description="Where the credit comes from: taken here, or transfer / AP / exam credit."
-    )
-    note: str = Field(
-        description="Why this attempt is the one that counts when there were several; "
-        "empty otherwise."
-    )
-
-
-class RequirementAudit(_Model):
-    """The audit of one requirement node (catalog node or synthetic program check)."""
-
-    id: str = Field(
-        description="Requirement id from the catalog, or 'total-units' / 'program-gpa'."
-    )
-    title: str = Field(description="Readable name of the requirement.")
-    kind: RequirementKind = Field(description="Node kind.")
-    status: Status = Field(
-        description="'met' counting completed, in-progress and planned courses; 'partly_met' "
-        "with some progress; 'unmet' with none."
-    )
-    met_by_completed: bool = Field(description="Whether completed courses alone satisfy it.")
-    counted: list[CountedCourse] = Field(
-        description="Courses counted toward this leaf, by term then code (empty for groups)."
-    )
-    courses_needed: int = Field(
-        description="Courses still needed (for course sets with only a unit minimum: 0)."
-    )
-    units_needed: float = Field(
-        description="Units still needed; for course counts a lower bound from the cheapest options."
-    )
-    options: list[str] = Field(
-        description="Course codes that could still satisfy it, sorted; excludes courses already "
-        "counted in this program and courses blocked by a sharing limit."
-    )
-    children: list[RequirementAudit] = Field(description="Audits of the child nodes, in order.")
-    explanation: str = Field(description="One sentence saying why the node has its status.")
-
-
-class SharedCourse(_Model):
-    """A course counted toward this program and another one."""
-
-    course: str = Field(description="Course code.")
-    term: str = Field(description="Term of the attempt that counts.")
-    with_program: str = Field(description="The other program's code.")
-    requirement: str = Field(description="Requirement id it counts toward in this program.")
-    other_requirement: str = Field(description="Requirement id it counts toward in the other.")
-
-
-class ProgramAudit(_Model):
-    """The audit of one program."""
-
-    code: str = Field(description="Program code.")
-    name: str = Field(description="Official name.")
-    kind: Literal["major", "minor", "concentration"] = Field(description="Program kind.")
-    what_if: bool = Field(description="True when the student has not declared the program.")
-    eligible: bool = Field(description="Whether the student may add or hold the program.")
-    eligibility_note: str = Field(description="Why not eligible; empty when eligible.")
-    status: Status = Field(description="Combined status of the tree and the program checks.")
-    met_by_completed: bool = Field(description="Whether completed courses alone satisfy it.")
-    root: RequirementAudit = Field(description="Audit of the program's requirement tree.")
-    checks: list[RequirementAudit] = Field(
-        description="Program-wide checks outside the tree: 'total-units' when the program has "
-        "total_units, 'program-gpa' when it has min_gpa."
-    )
-    total_units_required: float | None = Field(description="Program.total_units, if any.")
-    units_toward_total: float | None = Field(
-        description="All units earned, in progress and planned (every course, not only "
-        "requirement courses); None when the program has no unit total."
-    )
-    gpa: float | None = Field(
-        description="GPA over the completed graded institution courses counted in the program."
-    )
-    shared_courses: list[SharedCourse] = Field(
-        description="Courses also counted toward another audited program, by code."
-    )
-    sharing_notes: list[str] = Field(
-        description="Sharing limits with the other audited programs, and courses a limit kept out."
-    )
-
-
-class AuditReport(_Model):
-    """A degree audit of one student against one or more programs."""
-
-    student_id: str = Field(description="Student id.")
-    catalog_year: str = Field(description="Catalog year of the catalog audited against.")
-    as_of_term: str = Field(description="The student's current term.")
-    class_standing: ClassStanding = Field(description="Class standing from completed units.")
-    gpa: float | None = Field(description="Cumulative GPA (given, or computed from grades).")
-    units_earned: float = Field(description="Units earned by completed courses.")
-    units_in_progress: float = Field(description="Units of courses in progress.")
-    units_planned: float = Field(description="New units of planned courses.")
-    programs: list[ProgramAudit] = Field(description="One audit per program, in the order given.")
-    all_met: bool = Field(
-        description="Every program met counting completed, in-progress and planned courses."
-    )
-    all_met_by_completed: bool = Field(description="Every program met by completed courses.")
-    warnings: list[str] = Field(
-        description="Problems with the inputs that the audit worked around."
-    )
 
 
 def audit_schema() -> dict[str, Any]:
@@ -284,10 +157,6 @@ def audit(
     in_progress = _r(student.units_earned(catalog, include_in_progress=True) - earned)
     units_planned = _planned_units(catalog, student, plan, warnings)
     plan = {c: t for c, t in plan.items() if c in catalog.course_by_code}
-
-    # At call time: the builder produces this module's models, so it imports this module.
-    from agents.audit.build import Builder
-    from agents.audit.search import allocate
 
     progs = [catalog.program(c) for c in order]
     allocator = allocate(catalog, build_pool(catalog, student, plan), progs)

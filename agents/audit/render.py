@@ -6,7 +6,7 @@ report, so the rendering can be compared in tests and pasted into letters and ti
 
 from __future__ import annotations
 
-from agents.audit.core import AuditReport, CountedCourse, ProgramAudit, RequirementAudit
+from agents.audit.report import AuditReport, CountedCourse, ProgramAudit, RequirementAudit
 
 MARKS: dict[str, str] = {"met": "[met]", "partly_met": "[partly met]", "unmet": "[unmet]"}
 MAX_OPTIONS = 12

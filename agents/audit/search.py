@@ -1,10 +1,10 @@
 """The degree audit's allocation search: exactly which requirement nodes can be met together.
 
-``allocate`` runs the stages and the order of ``audit_alloc``'s docstring (``lexmax``), asking
-``Search.solve`` one question at a time: is there an allocation meeting every target node, and
-which? No solver library on purpose: the plan verifier uses the audit as an independent check
-of the CP-SAT planner, so this stays a plain search whose exactness is easy to argue and is
-tested against brute force (tests/test_audit_alloc.py).
+``stages.allocate`` runs the stages and the order of ``alloc``'s docstring (``stages.lexmax``),
+asking ``Search.solve`` one question at a time: is there an allocation meeting every target
+node, and which? No solver library on purpose: the plan verifier uses the audit as an
+independent check of the CP-SAT planner, so this stays a plain search whose exactness is easy
+to argue and is tested against brute force (tests/test_audit_alloc.py).
 
 Why the search is exact. It branches only on *contested* keys; a key is *free* for a leaf
 when no other leaf of its program can count it and every other program that can has no
@@ -34,24 +34,15 @@ from itertools import combinations
 
 import structlog
 
-from agents.audit.alloc import (
-    EPS,
-    STAGES,
-    Allocator,
-    Leaf,
-    Option,
-    Target,
-    completion,
-    pair,
-    required_count,
-)
+from agents.audit.alloc import EPS, Allocator, Target, completion, pair
+from agents.audit.pool import Option
+from agents.audit.program import Leaf, required_count
+from agents.audit.selections import count_selections, selections
 from agents.catalog import (
     AllOfRequirement,
-    Catalog,
     CourseRequirement,
     CourseSetRequirement,
     NOfRequirement,
-    Program,
 )
 
 log = structlog.get_logger(__name__)
@@ -303,7 +294,7 @@ class Search:
         interchangeable keys: fewest keys first, then the best-ranked."""
         need = self.need[t]
         if need is not None:  # count only: any ``need`` keys, and no fewer
-            for chosen in _selections(groups, need):
+            for chosen in selections(groups, need):
                 yield sum(bit for bit, _ in chosen)
             return
         req, free = self.leaf(t), self.free[t]
@@ -323,7 +314,7 @@ class Search:
         lo, hi = max(lo, counted, 0), max(hi, counted, 0)
         al = self.al
         for size in range(lo, min(hi, len(units)) + 1):
-            for chosen in _selections(groups, size):
+            for chosen in selections(groups, size):
                 opts = [o for _, o in chosen]
                 if not al.satisfies(req, [*free, *opts]):
                     continue
@@ -341,7 +332,7 @@ class Search:
         found: list[int] = []
         for size in range(sum(len(g) for g in groups) + 1):
             fresh = False
-            for combo in _selections(groups, size):
+            for combo in selections(groups, size):
                 mask = sum(bit for bit, _ in combo)
                 if any(f & mask == f for f in found):
                     continue
@@ -366,7 +357,7 @@ class Search:
         keys = self._open(st, t)
         need = self.need[t]
         if need is not None:
-            return min(cap, _ways([len(g) for g in self._groups(st, keys)], need))
+            return min(cap, count_selections([len(g) for g in self._groups(st, keys)], need))
         return min(cap, len(keys)) if self._completable(t, [o for _, o in keys]) else 0
 
     def _fits(self, st: State, p: int, mask: int) -> bool:
@@ -385,91 +376,3 @@ class Search:
         st.own[self.index[t[0]]] |= opt
         st.picks[t] = opt
         return True
-
-
-def _selections(
-    groups: list[list[tuple[int, Option]]], size: int, start: int = 0
-) -> Iterator[list[tuple[int, Option]]]:
-    """Every way to take ``size`` keys as the first few of each group, most from the
-    earlier (better-ranked) groups first."""
-    if size == 0:
-        yield []
-        return
-    if start == len(groups) or sum(len(g) for g in groups[start:]) < size:
-        return
-    group = groups[start]
-    for n in range(min(size, len(group)), -1, -1):
-        for rest in _selections(groups, size - n, start + 1):
-            yield [*group[:n], *rest]
-
-
-def _ways(sizes: list[int], size: int) -> int:
-    """How many ways ``_selections`` has for groups of these sizes."""
-    ways = [1] + [0] * size
-    for s in sizes:
-        ways = [sum(ways[j - n] for n in range(min(s, j) + 1)) for j in range(size + 1)]
-    return ways[size]
-
-
-# --------------------------------------------------------------------------- the order
-
-
-def lexmax(al: Allocator, carried: list[Target]) -> tuple[State, Search]:
-    """The lexicographically greatest set of targets that can be met together, in the order
-    of ``audit_alloc``'s docstring, and a finished state meeting it."""
-    search = Search(al)
-    sol = search.empty()
-    kept: list[Target] = []
-
-    def attempt(targets: list[Target]) -> bool:
-        nonlocal sol
-        if all(search.met(sol, t) for t in targets):
-            found: State | None = sol
-        else:
-            found = search.solve(targets, sol, sol) or search.solve([*kept, *targets], None, sol)
-        if found is None:
-            return False
-        kept.extend(targets)
-        sol = found
-        return True
-
-    roots = [(code, 0) for code in al.allocs]
-    complete = all(search.alone[r] for r in roots) and attempt(roots)
-    # Without a complete allocation the carried nodes fit together (they did with fewer
-    # courses), unless a search gave up; with one, each is kept where it still fits.
-    if complete or (carried and not attempt(carried)):
-        for t in carried:
-            attempt([t])
-    for code, a in al.allocs.items():
-        covered: set[int] = set()
-        for node in a.nodes:  # pre-order: parents before children
-            if node.parent in covered or (code, node.idx) in kept:
-                covered.add(node.idx)
-                continue
-            if search.alone[(code, node.idx)] and attempt([(code, node.idx)]):
-                covered.add(node.idx)
-    return sol, search
-
-
-def allocate(catalog: Catalog, pool: dict[str, list[Option]], programs: list[Program]) -> Allocator:
-    """Allocate ``pool`` to ``programs`` stage by stage (see ``audit_alloc``)."""
-    al = Allocator(catalog, pool, programs)
-    carried: list[Target] = []
-    first: dict[str, set[int]] | None = None
-    for i, stage in enumerate(STAGES):
-        al.allowed = stage
-        new = stage - STAGES[i - 1] if i else stage
-        if i and not any(o.status in new for opts in pool.values() for o in opts):
-            continue  # nothing new to count: the previous stage's allocation stands
-        solution, search = lexmax(al, carried)
-        al.gave_up = al.gave_up or search.gave_up
-        picks = {t: search.keys_of(mask) for t, mask in solution.picks.items()}
-        al.materialize(solution.required, picks, search.free)
-        met = al.met_nodes()
-        first = met if first is None else first
-        carried = [(code, idx) for code in al.allocs for idx in sorted(met[code])]
-    al.fill_partial()
-    final = al.met_nodes()
-    assert first is not None
-    al.met_by_completed = {code: first[code] & final[code] for code in al.allocs}
-    return al

@@ -1,32 +1,19 @@
+"""The course catalog: typed models, loading with readable problems, prerequisite trees,
+terms and student records. Code outside the package imports these names from here."""
+
 from __future__ import annotations
 
+from agents.catalog.courses import Course, Meeting, Section
+from agents.catalog.crossref import reference_problems
 from agents.catalog.loader import (
     catalog_fingerprint,
     catalog_schema,
     default_catalog_path,
-    json_path,
     load_catalog,
     parse_catalog,
-    reference_problems,
-    schema_problems,
 )
-from agents.catalog.model import (
-    AcademicStatus,
-    AllOfRequirement,
-    Catalog,
-    Course,
-    CourseRequirement,
-    CourseSetRequirement,
-    Meeting,
-    NOfRequirement,
-    PolicyRule,
-    Program,
-    RequirementNode,
-    RuleCondition,
-    Section,
-    Severity,
-    SharingLimit,
-)
+from agents.catalog.model import Catalog
+from agents.catalog.policies import AcademicStatus, PolicyRule, RuleCondition, Severity
 from agents.catalog.prereq import (
     COURSE_CODE_PATTERN,
     AllOf,
@@ -44,6 +31,14 @@ from agents.catalog.prereq import (
     parse_prereq,
     programs_in,
 )
+from agents.catalog.programs import Program, SharingLimit
+from agents.catalog.requirements import (
+    AllOfRequirement,
+    CourseRequirement,
+    CourseSetRequirement,
+    NOfRequirement,
+    RequirementNode,
+)
 from agents.catalog.schemas import model_schema, published_schema, write_schema_file
 from agents.catalog.student import (
     AttemptSource,
@@ -53,6 +48,7 @@ from agents.catalog.student import (
     load_student,
 )
 from agents.catalog.terms import TERM_CODE_PATTERN, Term, term_label
+from agents.catalog.validation import json_path, schema_problems
 
 __all__ = [
     "COURSE_CODE_PATTERN",

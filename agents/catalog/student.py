@@ -13,7 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agents.catalog.model import AcademicStatus, Catalog
+from agents.catalog.model import Catalog
+from agents.catalog.policies import AcademicStatus
 from agents.catalog.prereq import COURSE_CODE_PATTERN, ClassStanding
 from agents.catalog.terms import TERM_CODE_PATTERN, Term
 from agents.errors import StudentRecordError

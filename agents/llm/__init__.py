@@ -1,3 +1,9 @@
+"""The LLM boundary's public names; see ``agents.llm.boundary`` for the design.
+
+The Gemini backend is not imported here (google-genai is heavy): ``make_backend("gemini")``
+loads it, or import ``agents.llm.gemini`` by its own path.
+"""
+
 from __future__ import annotations
 
 from agents.llm.boundary import (
@@ -6,12 +12,13 @@ from agents.llm.boundary import (
     LLMCall,
     LLMLedger,
     LLMResult,
-    OfflineBackend,
     Source,
-    make_backend,
 )
+from agents.llm.fake import RecordingBackend
 from agents.llm.letters import check_letter, letter_mentions, template_letter
+from agents.llm.offline import OfflineBackend
 from agents.llm.prompts import INTAKE_SYSTEM, LETTER_SYSTEM, response_schema
+from agents.llm.registry import make_backend
 from agents.llm.textparse import (
     is_relative_target,
     parse_request_text,
@@ -28,6 +35,7 @@ __all__ = [
     "LLMLedger",
     "LLMResult",
     "OfflineBackend",
+    "RecordingBackend",
     "Source",
     "check_letter",
     "is_relative_target",

@@ -1,4 +1,4 @@
-"""The LLM boundary: one interface, the offline implementation, and the call ledger.
+"""The LLM boundary: one interface, its value types, and the call ledger.
 
 The model only reads free text and writes prose; facts come from the catalog, the planner
 and the verifier. Two operations cross the boundary:
@@ -6,11 +6,16 @@ and the verifier. Two operations cross the boundary:
 - ``extract_intake(text)`` -> ``IntakeExtraction`` (structured fields read from free text);
 - ``write_letter(draft)`` -> the letter to the student, grounded in a Recommendation draft.
 
-``OfflineBackend`` implements both deterministically (rule-based parser, template letter)
-and needs nothing. Other backends (``gemini``) live in their own modules, are chosen by
-name through ``make_backend`` and fall back to the offline path on failure, saying so in
-the result. Every model call is recorded in an ``LLMLedger`` that is saved with the
-workflow context, so a resumed run reuses replies instead of paying twice.
+``OfflineBackend`` (``agents.llm.offline``) implements both deterministically (rule-based
+parser, template letter) and needs nothing. Other backends (``gemini``) live in their own
+modules, are chosen by name through ``make_backend`` (``agents.llm.registry``) and fall
+back to the offline path on failure, saying so in the result. ``RecordingBackend``
+(``agents.llm.fake``) is the scriptable stand-in for tests. Every model call is recorded
+in an ``LLMLedger`` that is saved with the workflow context, so a resumed run reuses
+replies instead of paying twice.
+
+This module imports nothing else from ``agents.llm``: every backend depends on it, never
+the other way round.
 """
 
 from __future__ import annotations
@@ -138,35 +143,3 @@ class LLMBackend(Protocol):
     ) -> LLMResult[IntakeExtraction]: ...
 
     def write_letter(self, draft: Recommendation, *, ledger: LLMLedger) -> LLMResult[str]: ...
-
-
-class OfflineBackend:
-    """Deterministic: the rule-based text parser and the template letter. Needs nothing."""
-
-    name = "offline"
-    model = "rules"
-
-    def extract_intake(
-        self, text: str, *, catalog: Catalog, ledger: LLMLedger
-    ) -> LLMResult[IntakeExtraction]:
-        from agents.llm.textparse import parse_request_text
-
-        return LLMResult(value=parse_request_text(text, catalog), source="offline")
-
-    def write_letter(self, draft: Recommendation, *, ledger: LLMLedger) -> LLMResult[str]:
-        from agents.llm.letters import template_letter
-
-        return LLMResult(value=template_letter(draft), source="offline")
-
-
-def make_backend(name: str, *, model: str | None = None) -> LLMBackend:
-    """The backend called ``name``; unknown names are a clear error."""
-    from agents.errors import LLMConfigError
-
-    if name == "offline":
-        return OfflineBackend()
-    if name == "gemini":
-        from agents.llm.gemini import GeminiBackend
-
-        return GeminiBackend.from_env(model=model)
-    raise LLMConfigError(f"unknown backend {name!r}; choose 'offline' or 'gemini'")

@@ -47,14 +47,9 @@ from google.genai import types
 
 from agents.catalog import Catalog
 from agents.errors import LLMConfigError
-from agents.llm.boundary import (
-    IntakeExtraction,
-    LLMCall,
-    LLMLedger,
-    LLMResult,
-    OfflineBackend,
-    prompt_hash,
-)
+from agents.llm.boundary import IntakeExtraction, LLMCall, LLMLedger, LLMResult, prompt_hash
+from agents.llm.letters import check_letter
+from agents.llm.offline import OfflineBackend
 from agents.llm.prompts import (
     INTAKE_SYSTEM,
     LETTER_SYSTEM,
@@ -223,8 +218,6 @@ class GeminiBackend:
         )
 
     def write_letter(self, draft: Recommendation, *, ledger: LLMLedger) -> LLMResult[str]:
-        from agents.llm.letters import check_letter
-
         def check(reply: str) -> str | None:
             if not reply.strip():
                 return "the reply is empty"

@@ -20,11 +20,17 @@ from agents.llm.textparse_programs import (
     Mention,
     Span,
     last_cue,
-    overlaps,
     program_mentions,
     sentence_of,
     sentences,
     unnamed_programs,
+)
+from agents.llm.textparse_terms import (
+    AWAY_CUE,
+    GRAD_CUE,
+    is_relative_target,
+    read_terms,
+    resolve_target_phrase,
 )
 
 __all__ = [
@@ -35,52 +41,6 @@ __all__ = [
 ]
 
 
-_NUM_WORDS = {
-    "a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-}  # fmt: skip
-_NUM = r"([0-9]+(?:\.[0-9]+)?|a|one|two|three|four|five|six|seven|eight|nine|ten)"
-_YEARS_RE = re.compile(
-    rf"\b(?:(?:in|within|under|over|after)\s+(?:just\s+|only\s+)?)?{_NUM}(\s+and\s+a\s+half)?"
-    rf"(\s+more)?[\s-]+years?(\s+from\s+now)?",
-    re.I,
-)
-_EARLY_RE = re.compile(rf"\b{_NUM}\s+(semesters?|terms?|years?)\s+(early|earlier)\b", re.I)
-_ON_TIME_RE = re.compile(r"\b(?:graduat\w*|finish\w*|done)\s+(?:\w+\s+){0,3}?on\s+time\b", re.I)
-_GRAD_CUE = re.compile(
-    r"\b(graduat\w*|finish\w*|done|complet\w*|degree|wrap\w* up|be out|commencement)\b", re.I
-)
-_TARGET_CUE = re.compile(
-    r"\b(graduat\w*|finish\w*|done|complet\w*|wrap\w* up|be out|commencement|by)\b", re.I
-)
-_AWAY_CUE = re.compile(
-    r"\b(abroad|away|leave of absence|on leave|exchange|internship|co-?op|not (?:be )?enroll\w*)"
-    r"\b",
-    re.I,
-)
-_AWAY_ALONE = re.compile(
-    r"\b(?:stud(?:y|ying)\s+(?:abroad|away)|abroad|leave of absence|on leave)"
-    r"(?:\s+(?:in|during|for)\s+(?:the\s+)?(?:spring|summer|fall|autumn))?(?![\w-])",
-    re.I,
-)
-_SEASON = r"(spring|summer|fall|autumn)"
-_MONTHS = {
-    "jan": "S", "feb": "S", "mar": "S", "apr": "S", "may": "S", "jun": "U", "jul": "U",
-    "aug": "U", "sep": "F", "oct": "F", "nov": "F", "dec": "F",
-}  # fmt: skip
-_NEXT = r"(spring|summer|fall|autumn|semester|term)"
-_MONTH_RE = r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:of\s+)?([0-9]{4})\b"
-_TERM_RES: list[tuple[str, re.Pattern[str]]] = [
-    (
-        "season_year",
-        re.compile(rf"\b{_SEASON}(?:\s+(?:of\s+)?|\s*')([0-9]{{4}}|[0-9]{{2}})\b", re.I),
-    ),
-    ("year_season", re.compile(rf"\b([0-9]{{4}})\s+{_SEASON}\b", re.I)),
-    ("code", re.compile(r"\b([SUF])(20[0-9]{2})\b")),
-    ("month", re.compile(_MONTH_RE, re.I)),
-    ("next", re.compile(rf"\b(?:next|(?:this |the )?coming)\s+{_NEXT}\b", re.I)),
-    ("year", re.compile(r"\b(20[0-9]{2})\b")),
-]
 _COURSE_RE = re.compile(r"(?<![\w-])([0-9]{2}-[0-9]{3})(?![\w-])")
 # Later entries win ties: "rather not take" is an avoid cue that ends with "take".
 _COURSE_CUES: list[tuple[str, re.Pattern[str]]] = [
@@ -122,175 +82,19 @@ _SWITCH_INTENT = re.compile(
 )
 
 
-# --------------------------------------------------------------------------- helpers
-
-
-def _number(word: str) -> float:
-    return float(word) if word[0].isdigit() else float(_NUM_WORDS[word.lower()])
-
-
-def _nth_regular(first: Term, n: int) -> Term:
-    t = first if first.season != "summer" else first.next_regular()
-    for _ in range(n - 1):
-        t = t.next_regular()
-    return t
-
-
-# --------------------------------------------------------------------------- targets
-
-
-def is_relative_target(phrase: str) -> bool:
-    """Whether ``phrase`` counts years or terms rather than naming a term."""
-    return any(rx.search(phrase) for rx in (_EARLY_RE, _ON_TIME_RE, _YEARS_RE))
-
-
-def resolve_target_phrase(
-    phrase: str, *, start_term: str | None, current_term: str = "F2026"
-) -> tuple[str, str] | None:
-    """A relative target as (term code, how it was read); None when it cannot be resolved.
-
-    Years count regular terms from the start term ("3.5 years" = 7 terms, "a semester early"
-    = 7); "N more years" and "N years from now" count from the term after the current one.
-    """
-    m = _EARLY_RE.search(phrase)
-    if m:
-        if not start_term:
-            return None
-        n, unit = _number(m.group(1)), m.group(2).lower()
-        terms = 8 - round(n * (2 if unit.startswith("year") else 1))
-        if terms < 1:
-            return None
-        t = _nth_regular(Term.parse(start_term), terms)
-        return t.code, f"{terms} regular terms from {start_term} instead of 8"
-    if _ON_TIME_RE.search(phrase):
-        if not start_term:
-            return None
-        return _nth_regular(Term.parse(start_term), 8).code, f"8 regular terms from {start_term}"
-    m = _YEARS_RE.search(phrase)
-    if m is None:
-        return None
-    years = _number(m.group(1)) + (0.5 if m.group(2) else 0)
-    terms = round(years * 2)
-    if terms < 1:
-        return None
-    if m.group(3) or m.group(4):
-        first = Term.parse(current_term).next_regular()
-        return _nth_regular(first, terms).code, f"{terms} more regular terms from {first.code}"
-    if not start_term:
-        return None
-    t = _nth_regular(Term.parse(start_term), terms)
-    return t.code, f"{years:g} years = {terms} regular terms from {start_term}"
-
-
 def unresolved_field(phrase: str, text: str) -> str:
     """Which request field an unresolved phrase belongs to, judged from it and its context."""
     if _COURSE_RE.fullmatch(phrase.strip()):
         return "include_courses"
-    if is_relative_target(phrase) or _GRAD_CUE.search(phrase):
+    if is_relative_target(phrase) or GRAD_CUE.search(phrase):
         return "target_graduation"
-    if _AWAY_CUE.search(phrase):
+    if AWAY_CUE.search(phrase):
         return "terms_away"
     i = text.lower().find(phrase.lower())
     around = text[max(0, i - 30) : i + len(phrase) + 20] if i >= 0 else phrase
     if re.search(r"\b(minor|major|program|degree|concentration)\b", around, re.I):
         return "programs"
     return "text"
-
-
-def _term_code(kind: str, m: re.Match[str], current: Term) -> str | None:
-    if kind == "season_year":
-        y = m.group(2)
-        return Term.parse(f"{m.group(1)} {'20' + y if len(y) == 2 else y}").code
-    if kind == "year_season":
-        return Term.parse(f"{m.group(2)} {m.group(1)}").code
-    if kind == "code":
-        return m.group(0)
-    if kind == "month":
-        return f"{_MONTHS[m.group(1).lower()]}{m.group(2)}"
-    if kind == "next":
-        word = m.group(1).lower().replace("autumn", "fall")
-        summer = word == "summer"
-        t = current.next_regular(include_summer=summer)
-        while word in ("spring", "summer", "fall") and t.season != word:
-            t = t.next_regular(include_summer=summer)
-        return t.code
-    return None  # a bare year: only a graduation target can use it
-
-
-def _term_hits(text: str, current: Term) -> list[tuple[Span, str | None]]:
-    hits: list[tuple[Span, str | None]] = []
-    for kind, rx in _TERM_RES:
-        for m in rx.finditer(text):
-            if not overlaps(m.span(), [s for s, _ in hits]):
-                hits.append((m.span(), _term_code(kind, m, current)))
-    return sorted(hits)
-
-
-def _term_role(text: str, sent: Span, lead_start: int, span: Span) -> str:
-    tail = text[span[1] : sent[1]]
-    if re.match(r"\s*(?:off|abroad|away)\b", tail, re.I):
-        return "away"
-    away = [m.end() for m in _AWAY_CUE.finditer(text, lead_start, span[0])]
-    target = [m.end() for m in _TARGET_CUE.finditer(text, sent[0], span[0])]
-    if away and (not target or max(away) > max(target)):
-        return "away"
-    return "target" if target else "other"
-
-
-def _read_terms(
-    text: str, sents: list[Span], current: Term, start_term: str | None, out: IntakeExtraction
-) -> None:
-    prev_end, away_sents = 0, set()
-    for span, code in _term_hits(text, current):
-        sent = sentence_of(sents, span[0])
-        role = _term_role(text, sent, max(prev_end, sent[0]), span)
-        phrase, prev_end = text[span[0] : span[1]], span[1]
-        if role == "away" and code is not None:
-            away_sents.add(sent)
-            if code not in out.terms_away:
-                out.terms_away.append(code)
-                out.notes.append(f"read {phrase!r} as a term away: {code}")
-        elif role == "target" and not out.target_phrase:
-            if code is None:
-                code = f"S{phrase}"
-                out.notes.append(f"read {phrase!r} as {code} (graduation years end in spring)")
-            else:
-                out.notes.append(f"read {phrase!r} as graduation by {code}")
-            out.target_graduation, out.target_phrase = code, phrase
-    for m in _AWAY_ALONE.finditer(text):
-        if sentence_of(sents, m.start()) not in away_sents and m.group(0) not in out.unresolved:
-            out.unresolved.append(m.group(0))
-            out.notes.append(f"could not tell which term {m.group(0)!r} means")
-    if not out.target_phrase:
-        _read_relative_target(text, sents, current, start_term, out)
-
-
-def _read_relative_target(
-    text: str, sents: list[Span], current: Term, start_term: str | None, out: IntakeExtraction
-) -> None:
-    m: re.Match[str] | None  # the "graduate early" search below may find nothing
-    for rx in (_EARLY_RE, _ON_TIME_RE, _YEARS_RE):
-        for m in rx.finditer(text):
-            sent = sentence_of(sents, m.start())
-            # "two years" alone may be how long ago something was; a goal says graduate.
-            if rx is _YEARS_RE and not (
-                "-" in m.group(0) or _GRAD_CUE.search(text, sent[0], sent[1])
-            ):
-                continue
-            phrase = m.group(0).strip()
-            out.target_phrase = phrase
-            got = resolve_target_phrase(phrase, start_term=start_term, current_term=current.code)
-            if got is None:
-                out.unresolved.append(phrase)
-                out.notes.append(f"{phrase!r} needs the student's start term to name a term")
-            else:
-                out.target_graduation = got[0]
-                out.notes.append(f"read {phrase!r} as graduation by {got[0]} ({got[1]})")
-            return
-    m = re.search(r"\bgraduat\w*\s+early\b", text, re.I)
-    if m:
-        out.unresolved.append(m.group(0))
-        out.notes.append(f"{m.group(0)!r} does not say how early; name a term")
 
 
 # --------------------------------------------------------------------------- intent
@@ -311,7 +115,7 @@ def _intent(text: str, mentions: list[Mention], target: bool) -> tuple[str | Non
         return "policy_question", policy
     for intent, rx in _INTENTS:
         for m in rx.finditer(text):
-            away = _AWAY_CUE.search(text, m.end(), min(len(text), m.end() + 12))
+            away = AWAY_CUE.search(text, m.end(), min(len(text), m.end() + 12))
             if not (intent == "plan_next_term" and away):
                 return intent, m.group(0)
     return (None, "") if not target else ("plan_degree", "a graduation target")
@@ -383,7 +187,7 @@ def parse_request_text(
         out.unresolved.append(phrase)
         out.notes.append(f"could not match {phrase!r} to a program in the catalog")
 
-    _read_terms(text, sents, current, start_term, out)
+    read_terms(text, sents, current, start_term, out)
     _read_courses(text, sents, catalog, out)
     for what, n, phrase in load_caps(text):
         if what == "units" and out.max_units_per_term is None:

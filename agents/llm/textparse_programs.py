@@ -2,10 +2,10 @@
 the student wants to add them, drop them, or already has them.
 
 Split from ``textparse`` to keep each module readable in one sitting; only ``textparse``
-uses it. Phrases come from the catalog (codes, names, aliases, names without their degree
-words, code prefixes); the longest phrase wins, and the words around a phrase ('minor in',
-'major') choose between programs that share a name. What cannot be pinned to exactly one
-program is reported, never guessed.
+and ``textparse_terms`` (for its sentence helpers) use it. Phrases come from the catalog
+(codes, names, aliases, names without their degree words, code prefixes); the longest
+phrase wins, and the words around a phrase ('minor in', 'major') choose between programs
+that share a name. What cannot be pinned to exactly one program is reported, never guessed.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from agents.planner.api import PlanConstraints, PlannedTerm, PlanResult, plan
+from agents.planner.api import plan
+from agents.planner.schema import PlanConstraints, PlannedTerm, PlanResult
 from agents.planner.sections import (
     SectionChoice,
     always_clashing,

@@ -11,23 +11,20 @@ Formulation:
 - prerequisites: ``x[c,i]`` implies the tree at ``i``: a course condition is the OR of the
   ``x[d,j]`` with ``j < i`` (``j <= i`` for corequisites); an AND inside an OR gets its own
   literal; standing/units conditions get ``r[k,i] => units before i >= k``.
-- requirements, sharing, unit total, anti-requisites: ``planner_select.encode_*``.
+- requirements, sharing, unit total, anti-requisites: ``agents.planner.select.encode_*``.
 - interchangeable courses (same units, terms, prerequisites, leaves; nobody's
   prerequisite) are ordered, so the solver does not permute identical free electives.
 - audit order (only for leaves the audit repair flagged): the planned courses counted
   toward such a leaf come before its other planned matches, in the audit's fill order.
 
-The staged solve that uses these models is in ``planner_solve``.
+How the models are searched is in ``agents.planner.search``; the staged solve that uses
+them is in ``agents.planner.solve``.
 """
 
 from __future__ import annotations
 
 import itertools
-import time
-from dataclasses import dataclass, field
-from typing import Literal
 
-import structlog
 from ortools.sat.python import cp_model
 
 from agents.catalog import (
@@ -39,43 +36,11 @@ from agents.catalog import (
     ProgramCond,
     StandingCond,
     UnitsCond,
+    iter_prereq,
 )
-from agents.planner.prep import Prep, walk_prereq
-from agents.planner.select import (
-    encode_requirements,
-    encode_total_and_antirequisites,
-    make_solver,
-    weighted,
-)
-
-log = structlog.get_logger(__name__)
-
-SolveStatus = Literal["optimal", "feasible", "infeasible", "unknown"]
-_SCALES = (1, 2, 4, 10, 20, 100)
-PORTFOLIO: list[tuple[dict[str, object], float | None]] = [
-    ({}, 0.05),
-    ({"linearization_level": 0}, 0.05),
-    ({"search_branching": cp_model.PORTFOLIO_WITH_QUICK_RESTART_SEARCH}, 0.05),
-    ({"linearization_level": 2}, None),
-]
-
-
-@dataclass
-class Solution:
-    """A solved plan: positions of planned courses and what each course counts toward."""
-
-    status: SolveStatus
-    placement: dict[str, int] = field(default_factory=dict)
-    counts: dict[str, list[str]] = field(default_factory=dict)  # record courses included
-    graduation: int = -1
-    stages: list[str] = field(default_factory=list)
-
-
-def unit_scale(values: list[float]) -> int:
-    for s in _SCALES:
-        if all(abs(v * s - round(v * s)) < 1e-6 for v in values):
-            return s
-    return 100
+from agents.planner.cpsat import unit_scale, weighted
+from agents.planner.prep import Prep
+from agents.planner.select import encode_requirements, encode_total_and_antirequisites
 
 
 class PlanModel:
@@ -185,7 +150,7 @@ class PlanModel:
             n.course
             for c in p.pool
             for tree in (p.course(c).prerequisites, p.course(c).corequisites)
-            for n in walk_prereq(tree)
+            for n in iter_prereq(tree)
             if isinstance(n, CourseCond)
         }
         leaves_of: dict[str, list[str]] = {}
@@ -334,102 +299,11 @@ class PlanModel:
         early = [(i, v) for xs in self.x.values() for i, v in xs.items() if i < terms]
         return weighted([(hi - lo, cap), (sum(i * v for i, v in early), sum(i for i, _ in early))])
 
-    def fill_strategy(self) -> None:
-        """Depth-first: term by term, courses with the longest chain of dependents first, then
-        those that become available late, then those offered in few terms."""
-        tail = self._tails()
-        est = self.prep.analysis.est
-        order = sorted(
-            (
-                (i, -tail.get(c, 0), -est.get(c, 0), len(xs), c, v)
-                for c, xs in self.x.items()
-                for i, v in xs.items()
-            ),
-            key=lambda t: t[:5],
-        )
-        self.m.add_decision_strategy(
-            [t[5] for t in order], cp_model.CHOOSE_FIRST, cp_model.SELECT_MAX_VALUE
-        )
-
-    def _tails(self) -> dict[str, int]:
-        deps: dict[str, list[str]] = {}
-        for c in self.x:
-            course = self.prep.course(c)
-            for tree in (course.prerequisites, course.corequisites):
-                for node in walk_prereq(tree):
-                    if isinstance(node, CourseCond) and node.course in self.x:
-                        deps.setdefault(node.course, []).append(c)
-        memo: dict[str, int] = {}
-
-        def tail(c: str, seen: frozenset[str]) -> int:
-            if c not in memo:
-                memo[c] = 1 + max(
-                    (tail(d, seen | {c}) for d in deps.get(c, []) if d not in seen), default=0
-                )
-            return memo[c]
-
-        return {c: tail(c, frozenset()) for c in self.x}
-
     def hint(self, placement: dict[str, int]) -> None:
         self.m.clear_hints()
         for c, xs in self.x.items():
             for i, v in xs.items():
                 self.m.add_hint(v, placement.get(c) == i)
-
-    def run(
-        self,
-        expr: cp_model.LinearExprT | None,
-        seconds: float,
-        dtime: float | None = None,
-        *,
-        fixed_search: bool = False,
-        presolve: bool = True,
-    ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
-        if expr is not None:
-            self.m.minimize(expr)
-        solver = make_solver(seconds, dtime)
-        solver.parameters.linearization_level = 2
-        # Small hinted models: presolve costs more than it saves and, for the balance
-        # stage, measurably worsens the answer found within the budget.
-        solver.parameters.cp_model_presolve = presolve
-        if fixed_search:
-            solver.parameters.search_branching = cp_model.FIXED_SEARCH
-        code = solver.solve(self.m)
-        log.debug(
-            "planner.solve",
-            code=solver.status_name(code),
-            fixed_set=self.fixed_set,
-            ms=round(solver.wall_time * 1000, 1),
-            conflicts=solver.num_conflicts,
-        )
-        return code, solver
-
-    def portfolio(
-        self, expr: cp_model.LinearExprT, seconds: float
-    ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
-        """Short deterministic runs with different settings, then a long one: on tight
-        packings each setting is sometimes fast and sometimes very slow (heavy tails)."""
-        self.m.minimize(expr)
-        deadline = time.perf_counter() + seconds
-        best: tuple[cp_model.CpSolverStatus, cp_model.CpSolver] | None = None
-        for params, dtime in PORTFOLIO:
-            solver = make_solver(max(0.01, deadline - time.perf_counter()), dtime)
-            for key, value in params.items():
-                setattr(solver.parameters, key, value)
-            code = solver.solve(self.m)
-            log.debug(
-                "planner.portfolio",
-                params=params,
-                code=solver.status_name(code),
-                ms=round(solver.wall_time * 1000, 1),
-            )
-            if code in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
-                return code, solver
-            if code == cp_model.FEASIBLE and best is None:
-                best = (code, solver)
-            if time.perf_counter() >= deadline:
-                break
-        return best if best is not None else (code, solver)
 
     def extract(self, solver: cp_model.CpSolver) -> dict[str, int]:
         return {c: i for c, xs in self.x.items() for i, v in xs.items() if solver.boolean_value(v)}
@@ -442,14 +316,3 @@ class PlanModel:
                 if solver.boolean_value(v):
                     out.setdefault(c, []).append(f"{prog}/{leaf_id}")
         return {c: sorted(v) for c, v in out.items()}
-
-
-def capacity_bound(prep: Prep, units: float) -> int:
-    """Fewest terms whose caps hold ``units``."""
-    total = 0.0
-    for i in range(len(prep.terms)):
-        if units <= total + 1e-9:
-            return i
-        if prep.active[i]:
-            total += prep.caps[i]
-    return len(prep.terms) + (0 if units <= total + 1e-9 else 1)

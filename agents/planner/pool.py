@@ -16,10 +16,19 @@ invalid plan, and an infeasible answer is re-checked with every usable course):
 
 from __future__ import annotations
 
+import itertools
 import math
 
-from agents.catalog import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode, ProgramCond
-from agents.planner.prep import INF, Analysis, Prep, walk_prereq
+from agents.catalog import (
+    AllOf,
+    AnyOf,
+    ConsentCond,
+    CourseCond,
+    PrereqNode,
+    ProgramCond,
+    iter_prereq,
+)
+from agents.planner.prep import INF, Analysis, Prep
 
 SET_SLACK = 4
 ANY_ALTERNATIVES = 3
@@ -72,7 +81,7 @@ def build_pool(prep: Prep, full: bool = False) -> None:
         c = prep.course(code)
         return (
             code not in prep.include and code not in prep.fixed,
-            any(isinstance(n, ConsentCond) for n in walk_prereq(c.prerequisites)),
+            any(isinstance(n, ConsentCond) for n in iter_prereq(c.prerequisites)),
             prep.interests.get(code, 0.0) <= 0,
             cost(prep, code, memo),
             -len(programs_of.get(code, ())),
@@ -128,7 +137,7 @@ def _close(prep: Prep, pool: set[str], memo: dict[str, int]) -> None:
                 if add not in pool:
                     pool.add(add)
                     work.append(add)
-        if any(isinstance(n, ConsentCond) for n in walk_prereq(course.prerequisites)):
+        if any(isinstance(n, ConsentCond) for n in iter_prereq(course.prerequisites)):
             prep.consent.add(code)
 
 
@@ -175,11 +184,11 @@ def _add_fillers(prep: Prep, pool: set[str], must: set[str], reach: Analysis) ->
         and reach.est.get(c.code, INF) < INF
         and not any(
             isinstance(n, CourseCond) and not prep.hist_ok(n.course, n.min_grade)
-            for n in walk_prereq(c.prerequisites) + walk_prereq(c.corequisites)
+            for n in itertools.chain(iter_prereq(c.prerequisites), iter_prereq(c.corequisites))
         )
         # A free elective needs no one's signature: consent courses (independent study)
         # would turn a clean plan into one with an approval to chase.
-        and not any(isinstance(n, ConsentCond) for n in walk_prereq(c.prerequisites))
+        and not any(isinstance(n, ConsentCond) for n in iter_prereq(c.prerequisites))
     ]
 
     def rank(code: str) -> tuple[object, ...]:

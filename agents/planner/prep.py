@@ -1,8 +1,9 @@
-"""Planner preparation: the horizon, the student's record, requirements, earliest terms.
+"""Planner preparation: ``Prep``, everything the CP-SAT models need, and earliest terms.
 
-Everything here is plain Python (no solver). ``Prep`` holds what the CP-SAT models in
-``planner_model`` and ``planner_select`` need: the terms with their caps and floors, the
-record's credit, the compiled requirement trees, the candidate pool (``planner_pool``) with
+Everything here is plain Python (no solver). ``Prep`` holds what the models in
+``agents.planner.model`` and ``agents.planner.select`` need: the terms with their caps and
+floors, the record's credit (``agents.planner.record``), the compiled requirement trees
+(``agents.planner.reqtree``), the candidate pool (filled in by ``agents.planner.pool``) with
 the positions each course may take (offered, not away, at or after its earliest term), and
 the earliest-term analysis reused by the infeasibility reasons (chains, offerings).
 """
@@ -10,246 +11,28 @@ the earliest-term analysis reused by the infeasibility reasons (chains, offering
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass
 
 from agents.catalog import (
     AllOf,
-    AllOfRequirement,
     AnyOf,
     Catalog,
     ConsentCond,
     Course,
     CourseCond,
-    CourseRequirement,
-    CourseSetRequirement,
-    NOfRequirement,
     PrereqNode,
     Program,
     ProgramCond,
-    RequirementNode,
     StandingCond,
     StudentRecord,
     Term,
     UnitsCond,
-    iter_prereq,
 )
-from agents.errors import PlanningError
+from agents.planner.catalog_index import catalog_index
+from agents.planner.record import read_history
+from agents.planner.reqtree import Leaf, ReqTree, compile_requirements, sharing_limits
 
 INF = 10**6
-IN_PROGRESS_POINTS = 99.0  # an in-progress course is assumed passed with any grade needed
-
-
-# --------------------------------------------------------------------------- history
-
-
-@dataclass
-class History:
-    """What the record already gives: credit per course and units earned."""
-
-    passed: set[str]  # credit earned, or in progress (assumed passed)
-    points: dict[str, float]  # best graded (not pass/fail) points; in progress: any grade
-    have: set[str]  # courses whose planned retake earns no new units (the audit's view)
-    units_earned: float
-
-    def ok(self, course: str, min_grade: str | None, catalog: Catalog) -> bool:
-        """Whether the record satisfies ``course`` at ``min_grade`` (in progress: assumed)."""
-        if min_grade is None:
-            return course in self.passed
-        pts = self.points.get(course)
-        return pts is not None and pts >= catalog.grade_by_symbol[min_grade].points
-
-
-def read_history(catalog: Catalog, student: StudentRecord) -> History:
-    """Credit from completed passing attempts and in-progress attempts (assumed passed).
-
-    A pass/fail attempt earns credit but never meets a minimum grade (as in the audit).
-    Units earned come from ``StudentRecord.units_earned`` so planner and audit agree.
-    """
-    passed: set[str] = set()
-    points: dict[str, float] = {}
-    for a in student.courses:
-        if a.status == "in_progress":
-            pts = IN_PROGRESS_POINTS
-        elif catalog.grade_meets(a.grade, None):
-            passed.add(a.course)
-            if a.pass_fail or a.grade == "P" or a.grade is None:
-                continue
-            pts = catalog.grade_by_symbol[a.grade].points
-        else:
-            continue
-        passed.add(a.course)
-        points[a.course] = max(points.get(a.course, -1.0), pts)
-    return History(
-        passed=passed,
-        points=points,
-        have=student.earned_courses(catalog, include_in_progress=True),
-        units_earned=student.units_earned(catalog, include_in_progress=True),
-    )
-
-
-# --------------------------------------------------------------------------- horizon
-
-
-def horizon(first: Term, last: Term, include_summer: bool) -> list[Term]:
-    """Terms from ``first`` to ``last`` inclusive; summers only when asked."""
-    out: list[Term] = []
-    t = first
-    if t.season == "summer" and not include_summer:
-        t = t.next_regular()
-    while t <= last:
-        out.append(t)
-        t = t.next_regular(include_summer)
-    return out
-
-
-def default_latest(first: Term) -> Term:
-    t = first
-    for _ in range(11):
-        t = t.next_regular()
-    return t
-
-
-def parse_term(text: str, what: str) -> Term:
-    try:
-        return Term.parse(text)
-    except ValueError as exc:
-        raise PlanningError(f"{what}: {exc}") from None
-
-
-def describe_offering(course: Course) -> str:
-    """'fall only', 'fall of odd years', 'spring and fall'."""
-    seasons = " and ".join(s for s in ("spring", "summer", "fall") if s in course.offered.terms)
-    if course.offered.years == "every":
-        return f"only in {seasons}" if len(course.offered.terms) == 1 else f"in {seasons}"
-    return f"only in {seasons} of {course.offered.years} years"
-
-
-# --------------------------------------------------------------------------- requirements
-
-
-@dataclass
-class Leaf:
-    """A requirement leaf of one program, with the courses that may count toward it."""
-
-    program: str
-    id: str
-    kind: Literal["course", "set"]
-    min_courses: int
-    min_units: float
-    min_grade: str | None
-    mandatory: bool  # on an all-of path from the root
-    matching: list[str] = field(default_factory=list)  # every catalog course that matches
-    options: list[str] = field(default_factory=list)  # kept after pruning (history + pool)
-
-    @property
-    def label(self) -> str:
-        return f"{self.program}/{self.id}"
-
-
-@dataclass
-class ReqTree:
-    """A requirement node compiled for the model."""
-
-    kind: Literal["leaf", "all", "n_of"]
-    id: str
-    leaf: Leaf | None = None
-    n: int = 0
-    children: list[ReqTree] = field(default_factory=list)
-
-
-def compile_requirements(catalog: Catalog, program: Program) -> tuple[ReqTree, list[Leaf]]:
-    leaves: list[Leaf] = []
-
-    def walk(node: RequirementNode, mandatory: bool) -> ReqTree:
-        if isinstance(node, AllOfRequirement):
-            kids = [walk(c, mandatory) for c in node.children]
-            return ReqTree("all", node.id, children=kids)
-        if isinstance(node, NOfRequirement):
-            every = mandatory and node.n >= len(node.children)
-            kids = [walk(c, every) for c in node.children]
-            return ReqTree("n_of", node.id, n=node.n, children=kids)
-        if isinstance(node, CourseRequirement):
-            leaf = Leaf(program.code, node.id, "course", 1, 0.0, node.min_grade, mandatory)
-            leaf.matching = [node.course] if node.course in catalog.course_by_code else []
-        else:
-            assert isinstance(node, CourseSetRequirement)
-            leaf = Leaf(
-                program.code,
-                node.id,
-                "set",
-                node.min_courses or 0,
-                node.min_units or 0.0,
-                node.min_grade,
-                mandatory,
-            )
-            cache = catalog_index(catalog).matching
-            key = (program.code, node.id)
-            if key not in cache:
-                cache[key] = sorted(c.code for c in catalog.courses if node.matches(c))
-            leaf.matching = list(cache[key])
-        leaves.append(leaf)
-        return ReqTree("leaf", node.id, leaf=leaf)
-
-    return walk(program.requirement, True), leaves
-
-
-def sharing_limits(programs: Sequence[Program]) -> list[tuple[str, str, int]]:
-    """(program, other, max shared courses) for each pair that has a limit."""
-    out: list[tuple[str, str, int]] = []
-    for i, p in enumerate(programs):
-        for q in programs[i + 1 :]:
-            limits = [
-                lim.max_courses
-                for a, b in ((p, q), (q, p))
-                for lim in a.sharing
-                if lim.with_program in (None, b.code) and lim.with_kind in (None, b.kind)
-            ]
-            if limits:
-                out.append((p.code, q.code, min(limits)))
-    return out
-
-
-# --------------------------------------------------------------------------- prerequisites
-
-
-def walk_prereq(node: PrereqNode | None) -> list[PrereqNode]:
-    return list(iter_prereq(node))
-
-
-@dataclass
-class CatalogIndex:
-    """Facts about a catalog that every plan reuses (computed once per catalog object)."""
-
-    antireqs: dict[str, set[str]]  # both directions
-    prereq_grades: dict[str, list[str]]  # course -> minimum grades prerequisites ask of it
-    matching: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # leaf -> courses
-
-
-_INDEX: dict[int, tuple[Catalog, CatalogIndex]] = {}
-
-
-def catalog_index(catalog: Catalog) -> CatalogIndex:
-    """The catalog's index; keyed by identity (the catalog is kept alive with its entry)."""
-    hit = _INDEX.get(id(catalog))
-    if hit is not None and hit[0] is catalog:
-        return hit[1]
-    antireqs: dict[str, set[str]] = {c.code: set(c.antirequisites) for c in catalog.courses}
-    grades: dict[str, list[str]] = {}
-    for c in catalog.courses:
-        for other in c.antirequisites:
-            antireqs.setdefault(other, set()).add(c.code)
-        for tree in (c.prerequisites, c.corequisites):
-            for n in walk_prereq(tree):
-                if isinstance(n, CourseCond) and n.min_grade:
-                    grades.setdefault(n.course, []).append(n.min_grade)
-    for code, others in antireqs.items():
-        others.discard(code)
-    if len(_INDEX) >= 8:
-        _INDEX.clear()
-    index = CatalogIndex(antireqs, grades)
-    _INDEX[id(catalog)] = (catalog, index)
-    return index
 
 
 def min_grades_for(catalog: Catalog, leaves: Sequence[Leaf]) -> dict[str, list[str]]:
@@ -463,11 +246,3 @@ class Prep:
             out.insert(0, w)
             seen.add(w)
         return out
-
-    # ------------------------------------------------------------------ the pool
-
-    def build_pool(self, full: bool = False) -> None:
-        """Choose the candidate courses (see ``planner_pool``)."""
-        from agents.planner.pool import build_pool
-
-        build_pool(self, full)

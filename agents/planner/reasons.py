@@ -1,7 +1,6 @@
-"""Planner setup and the readable reasons behind an infeasible plan.
+"""The readable reasons behind an infeasible plan.
 
-``PlanSetup`` parses the constraints once per ``plan`` call and builds a ``Prep`` for any
-horizon. The reasons come from simple analyses a person can check by hand, run before the
+The reasons come from simple analyses a person can check by hand, run before the
 solver: contradictions in the request (include and avoid, fixed terms), required courses
 whose prerequisite chain or offering pattern does not fit before the end term, remaining
 units that do not fit under the caps, course sets with too few takeable courses. When none
@@ -14,96 +13,11 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
-from agents.catalog import Catalog, Program, StudentRecord, Term
-from agents.errors import PlanningError
-from agents.planner.model import Solution
-from agents.planner.prep import (
-    INF,
-    Prep,
-    default_latest,
-    describe_offering,
-    horizon,
-    parse_term,
-)
-
-if TYPE_CHECKING:
-    from agents.planner.api import PlanConstraints
-
-Solver = Callable[[Prep, "PlanSetup", float, bool], Solution]
-
-
-# --------------------------------------------------------------------------- setup
-
-
-class PlanSetup:
-    """Parsed constraints shared by every solve of one ``plan`` call."""
-
-    def __init__(
-        self,
-        catalog: Catalog,
-        student: StudentRecord,
-        programs: Sequence[str],
-        c: PlanConstraints,
-    ) -> None:
-        self.catalog, self.student, self.c = catalog, student, c
-        self.programs: list[Program] = [catalog.program(p) for p in dict.fromkeys(programs)]
-        if not self.programs:
-            raise PlanningError("no target programs; pass at least one program code")
-        current = parse_term(student.current_term, "student current_term")
-        self.current = current
-        self.first = (
-            parse_term(c.first_term, "first_term")
-            if c.first_term
-            else current.next_regular(c.include_summer)
-        )
-        latest = parse_term(c.latest_term, "latest_term") if c.latest_term else None
-        self.latest: Term = latest or default_latest(self.first)
-        self.target = parse_term(c.target_term, "target_term") if c.target_term else None
-        if self.latest < self.first:
-            raise PlanningError(
-                f"latest_term {self.latest.code!r} is before first_term {self.first.code!r}"
-            )
-        self.away = {parse_term(t, "terms_away").code for t in [*student.terms_away, *c.terms_away]}
-        self.fixed = {k: parse_term(v, f"fixed[{k!r}]").code for k, v in c.fixed.items()}
-        for what, codes in (("include", c.include), ("avoid", c.avoid), ("fixed", self.fixed)):
-            for code in codes:
-                if code not in catalog.course_by_code:
-                    raise PlanningError(f"{what}: unknown course {code!r}")
-
-    def prep(self, end: Term, full: bool = False) -> Prep:
-        terms = horizon(self.first, end, self.c.include_summer)
-        caps = [self.c.term_max_units.get(t.code, self.c.max_units_per_term) for t in terms]
-        floors = [
-            self.c.term_min_units.get(
-                t.code, self.c.min_units_per_term if t.season != "summer" else 0.0
-            )
-            for t in terms
-        ]
-        interests = {k: v for k, v in self.c.interests.items() if k in self.catalog.course_by_code}
-        prep = Prep(
-            self.catalog,
-            self.student,
-            self.programs,
-            terms,
-            self.away,
-            caps,
-            floors,
-            include=self.c.include,
-            avoid=self.c.avoid,
-            fixed=self.fixed,
-            interests=interests,
-        )
-        prep.total_needed = max(prep.total_needed, self.c.min_units_planned)
-        prep.not_in = {c: set(ts) for c, ts in self.c.not_in_term.items()}
-        prep.exclusive = {t: list(pairs) for t, pairs in self.c.exclusive_pairs.items()}
-        prep.build_pool(full)
-        return prep
-
-
-# --------------------------------------------------------------------------- reasons
+from agents.catalog import Term
+from agents.planner.prep import INF, Prep
+from agents.planner.setup import PlanSetup
+from agents.planner.terms import describe_offering, horizon
 
 
 def input_reasons(setup: PlanSetup, prep: Prep) -> list[str]:
@@ -222,7 +136,7 @@ def wide_prep(setup: PlanSetup, end: Term) -> Prep:
     return prep
 
 
-def diagnose(setup: PlanSetup, end: Term, deadline: float, solve: Solver) -> list[str]:
+def diagnose(setup: PlanSetup, end: Term, deadline: float) -> list[str]:
     """Relax one constraint at a time; the first relaxation that helps names the culprit."""
     c = setup.c
     codes = [p.code for p in setup.programs]
@@ -295,7 +209,7 @@ def diagnose(setup: PlanSetup, end: Term, deadline: float, solve: Solver) -> lis
             prep.sharing = []
         if input_reasons(s2, prep) or analysis_reasons(s2, prep, end):
             continue
-        sol = solve(prep, s2, min(2.0, deadline - time.perf_counter()), True)
+        sol = s2.solve(prep, min(2.0, deadline - time.perf_counter()), True)
         if sol.status in ("optimal", "feasible"):
             return [text]
     return []

@@ -19,35 +19,12 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from agents.catalog import AllOf, AnyOf, CourseCond, PrereqNode, ProgramCond
-from agents.planner.prep import Prep, ReqTree
+from agents.planner.cpsat import make_solver, weighted
+from agents.planner.prep import Prep
+from agents.planner.reqtree import ReqTree
 
 Lit = cp_model.IntVar
-SEED = 20260901
 FLOOR_TABLE_MAX = 20000  # subset-sum table size limit (scaled units)
-
-
-def make_solver(seconds: float, dtime: float | None = None) -> cp_model.CpSolver:
-    """One worker and a fixed seed: the same model always gives the same answer."""
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = SEED
-    solver.parameters.max_time_in_seconds = max(0.01, seconds)
-    # Ctrl-C belongs to the pipeline runner (checkpoint, then stop), not to the solver.
-    solver.parameters.catch_sigint_signal = False
-    if dtime is not None:
-        solver.parameters.max_deterministic_time = dtime
-    return solver
-
-
-def weighted(parts: list[tuple[cp_model.LinearExpr | int, int]]) -> cp_model.LinearExpr | int:
-    """``parts`` in priority order, each (expression >= 0, its upper bound): one objective
-    whose weights make every part dominate all later ones."""
-    weight = 1
-    expr: cp_model.LinearExpr | int = 0
-    for e, ub in reversed(parts):
-        expr = expr + weight * e
-        weight *= ub + 1
-    return expr
 
 
 def encode_requirements(

@@ -21,15 +21,12 @@ import time
 import structlog
 from ortools.sat.python import cp_model
 
-from agents.planner.model import (
-    PlanModel,
-    Solution,
-    SolveStatus,
-    capacity_bound,
-    unit_scale,
-)
+from agents.planner.cpsat import unit_scale
+from agents.planner.model import PlanModel
 from agents.planner.prep import Prep
+from agents.planner.search import fill_strategy, portfolio, run
 from agents.planner.select import SelectionModel
+from agents.planner.solution import Solution, SolveStatus
 
 log = structlog.get_logger(__name__)
 
@@ -44,6 +41,17 @@ def chain_bound(prep: Prep) -> int:
     """Terms needed at least: every required course sits at or after its earliest term."""
     ests = [prep.analysis.est.get(c, 0) for c in prep.must if prep.allowed.get(c)]
     return 1 + max(ests, default=-1)
+
+
+def capacity_bound(prep: Prep, units: float) -> int:
+    """Fewest terms whose caps hold ``units``."""
+    total = 0.0
+    for i in range(len(prep.terms)):
+        if units <= total + 1e-9:
+            return i
+        if prep.active[i]:
+            total += prep.caps[i]
+    return len(prep.terms) + (0 if units <= total + 1e-9 else 1)
 
 
 def solve_plan(
@@ -75,10 +83,10 @@ def solve_plan(
         fm = PlanModel(prep, max_courses=max_courses, courses=sel.courses, counts=sel.counts)
         if not fm.possible:
             return None
-        fm.fill_strategy()
+        fill_strategy(fm)
         if terms is not None:
             fm.fix_terms(terms)
-        code, solver = fm.run(None, left(), dtime, fixed_search=True, presolve=FILL_PRESOLVE)
+        code, solver = run(fm, None, left(), dtime, fixed_search=True, presolve=FILL_PRESOLVE)
         ok = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
         return fm.extract(solver) if ok else None
 
@@ -102,7 +110,7 @@ def solve_plan(
                 return Solution("infeasible", stages=[*stages, "full: a course has no term"])
             full.fix_terms(terms)
             full.m.add(full.units_expr() >= selector.floor)
-            code, solver = full.portfolio(full.units_expr(), left())
+            code, solver = portfolio(full, full.units_expr(), left())
             stages.append(f"full at {terms}: {solver.status_name(code)} {ms()}")
             if code == cp_model.INFEASIBLE:
                 continue
@@ -125,8 +133,8 @@ def solve_plan(
         sm = PlanModel(prep, max_courses=max_courses, courses=sorted(placement), counts=counts)
         sm.fix_terms(terms)
         sm.hint(placement)
-        code, solver = sm.run(
-            sm.secondary(terms, placement), left(), SECONDARY_DTIME, presolve=False
+        code, solver = run(
+            sm, sm.secondary(terms, placement), left(), SECONDARY_DTIME, presolve=False
         )
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             placement = sm.extract(solver)

@@ -145,6 +145,31 @@ class LoadLimit:
         return self.overload_rule or self.standard_rule
 
 
+@dataclass(frozen=True)
+class LoadCaps:
+    """The catalog's load caps before any student is known: ``standard`` is the smallest
+    per-term cap a rule sets for students in any status (rules limited to a status, e.g.
+    probation, do not lower it); ``ceiling`` is the highest any rule allows anyone (the
+    largest overload). Without any load rule both are ``unbounded``: the units of every
+    course in the catalog, a cap that never binds."""
+
+    standard: float
+    ceiling: float
+
+
+def catalog_load_caps(catalog: Catalog) -> LoadCaps:
+    """The one home of the catalog-wide load caps (the planner's round-1 caps)."""
+    standard = [
+        r.limit
+        for r in catalog.policies
+        if r.kind == "max_units_per_term" and r.limit and not r.applies_when.status_in
+    ]
+    overload = [r.limit for r in catalog.policies if r.kind == "overload" and r.limit]
+    unbounded = sum(c.units for c in catalog.courses)
+    std = min(standard) if standard else unbounded
+    return LoadCaps(standard=std, ceiling=max([std, *overload]))
+
+
 def load_limit(
     catalog: Catalog, *, gpa: float | None, standing: ClassStanding, status: AcademicStatus
 ) -> LoadLimit | None:

@@ -43,6 +43,7 @@ log = structlog.get_logger(__name__)
 # Bump when the schemas or what goes into them change: old cached indexes are then ignored.
 INDEX_FORMAT = 1
 INDEX_NAMES = ("policies", "programs", "courses")
+COURSE_CACHE_SIZE = 256  # distinct interest lists whose course scores a retriever keeps
 
 # How often an index was built in this process; tests use it to prove reuse.
 BUILD_COUNT = 0
@@ -265,6 +266,7 @@ class Retriever:
         self.path = path
         self.built = built
         self._ix = indexes
+        self._course_cache: dict[str, dict[str, float]] = {}
 
     @classmethod
     def for_catalog(cls, catalog: Catalog, index_dir: Path | None = None) -> Retriever:
@@ -323,20 +325,35 @@ class Retriever:
         return self._search("programs", query, limit)
 
     def rank_courses(self, interests: list[str], candidates: list[str]) -> dict[str, float]:
-        """Each candidate's match to the interests, scaled so the best is 1.0 (none: 0.0)."""
+        """Each candidate's match to the interests, scaled so the best is 1.0 (none: 0.0).
+
+        The catalog-wide BM25F scores of one interest list are computed once per retriever
+        and kept (a batch asks for few distinct lists); candidates only select from them -
+        BM25F scores do not depend on which documents a search is restricted to."""
         scores = dict.fromkeys(candidates, 0.0)
-        q = self._query("courses", " ".join(interests))
-        known = [c for c in candidates if c in self.catalog.course_by_code]
-        if q is None or not known:
-            return scores
-        allowed = wq.Or([wq.Term("code", c) for c in known])
-        with self._ix["courses"].searcher(weighting=scoring.BM25F()) as searcher:
-            raw = {h["code"]: h.score for h in searcher.search(q, filter=allowed, limit=None)}
+        raw = self._course_scores(" ".join(interests))
+        wanted = {c for c in candidates if c in raw}
+        raw = {code: s for code, s in raw.items() if code in wanted}
         top = max(raw.values(), default=0.0)
         if top > 0:
             for code, s in raw.items():
                 scores[code] = round(s / top, 4)
         return scores
+
+    def _course_scores(self, text: str) -> dict[str, float]:
+        """Every course's BM25F score for ``text`` (courses that do not match are absent)."""
+        cached = self._course_cache.get(text)
+        if cached is not None:
+            return cached
+        q = self._query("courses", text)
+        raw: dict[str, float] = {}
+        if q is not None:
+            with self._ix["courses"].searcher(weighting=scoring.BM25F()) as searcher:
+                raw = {h["code"]: h.score for h in searcher.search(q, limit=None)}
+        if len(self._course_cache) >= COURSE_CACHE_SIZE:
+            self._course_cache.pop(next(iter(self._course_cache)))
+        self._course_cache[text] = raw
+        return raw
 
     # ------------------------------------------------------------------ citations
 

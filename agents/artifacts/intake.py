@@ -1,0 +1,104 @@
+"""The intake stage's artifact: the normalized profile, intent, goals, constraints and
+open questions."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from agents.artifacts.base import (
+    Artifact,
+    Intent,
+)
+from agents.artifacts.request import TimePreferences
+from agents.catalog import (
+    AcademicStatus,
+    ClassStanding,
+    StudentRecord,
+)
+
+
+class OpenQuestion(Artifact):
+    """Something the request left unresolved; never guessed."""
+
+    field: str = Field(description="What is unresolved, e.g. 'add_programs' or 'target'.")
+    question: str = Field(description="The question to put to the student or advisor.")
+    source_text: str = Field(default="", description="The words of the request it came from.")
+
+
+class StudentProfile(Artifact):
+    """Normalized facts about the student, computed from the record and the catalog."""
+
+    student_id: str = Field(description="Student id.")
+    name: str = Field(description="Preferred name.")
+    declared_programs: list[str] = Field(description="Declared program codes.")
+    class_standing: ClassStanding = Field(description="Class standing from units earned.")
+    units_earned: float = Field(description="Units earned (completed, passing).")
+    units_in_progress: float = Field(description="Units of courses in progress.")
+    gpa: float | None = Field(description="Cumulative GPA (given or computed).")
+    academic_status: AcademicStatus = Field(description="Academic status.")
+    start_term: str = Field(description="First term enrolled.")
+    current_term: str = Field(description="Term in progress.")
+    next_term: str = Field(description="First term a plan covers.")
+    terms_completed: int = Field(description="Regular terms enrolled before the current one.")
+
+
+class Goals(Artifact):
+    """What the student is aiming for."""
+
+    target_graduation: str | None = Field(
+        default=None, description="Graduate no later than this term (code)."
+    )
+    target_reason: str = Field(
+        default="", description="How the target was read, e.g. '3.5 years from F2025'."
+    )
+    max_units_per_term: float | None = Field(default=None, description="Student's unit cap.")
+    max_courses_per_term: int | None = Field(default=None, description="Student's course cap.")
+
+
+class StudentConstraints(Artifact):
+    """Constraints the student asked for."""
+
+    terms_away: list[str] = Field(default_factory=list, description="Terms away (codes).")
+    include_courses: list[str] = Field(default_factory=list, description="Courses wanted.")
+    avoid_courses: list[str] = Field(default_factory=list, description="Courses to avoid.")
+    interests: list[str] = Field(default_factory=list, description="Topics of interest.")
+    time_preferences: TimePreferences = Field(
+        default_factory=TimePreferences, description="Free days and times."
+    )
+
+
+class IntakeResult(Artifact):
+    """The request understood: profile, intent, goals, constraints, open questions."""
+
+    request_id: str = Field(description="Request id.")
+    intent: Intent = Field(description="What the student wants.")
+    intent_source: Literal["structured", "text", "default"] = Field(
+        description="Where the intent came from."
+    )
+    profile: StudentProfile = Field(description="Normalized student facts.")
+    student: StudentRecord | None = Field(
+        default=None,
+        description="The record as received; policy checks read its attempts (repeats, "
+        "pass/fail, residency, sharing).",
+    )
+    target_programs: list[str] = Field(
+        description="Programs to plan for: declared + added - dropped."
+    )
+    added_programs: list[str] = Field(default_factory=list, description="Programs added.")
+    dropped_programs: list[str] = Field(default_factory=list, description="Programs dropped.")
+    goals: Goals = Field(default_factory=Goals, description="Goals.")
+    constraints: StudentConstraints = Field(
+        default_factory=StudentConstraints, description="Student constraints."
+    )
+    question: str | None = Field(default=None, description="Policy question to answer.")
+    open_questions: list[OpenQuestion] = Field(
+        default_factory=list, description="What could not be resolved."
+    )
+    notes: list[str] = Field(
+        default_factory=list, description="How the free text was read, one note per finding."
+    )
+    parser: Literal["structured", "offline", "gemini", "offline_fallback"] = Field(
+        description="What read the free text."
+    )

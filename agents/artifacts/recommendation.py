@@ -1,0 +1,62 @@
+"""The synthesis stage's artifact: the recommendation and its letter."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from agents.artifacts.base import (
+    Artifact,
+    Intent,
+    Outcome,
+)
+from agents.artifacts.critique import (
+    CitationRef,
+    NegotiationRound,
+    Risk,
+    Violation,
+)
+from agents.artifacts.intake import (
+    OpenQuestion,
+)
+from agents.artifacts.schedule import (
+    NextTermSections,
+    ScheduledTerm,
+)
+
+
+class Recommendation(Artifact):
+    """The answer: outcome, plan, risks, citations, open questions, negotiation, letter."""
+
+    request_id: str = Field(description="Request id.")
+    student_id: str = Field(description="Student id.")
+    student_name: str = Field(description="Student name.")
+    intent: Intent = Field(description="What was asked.")
+    outcome: Outcome = Field(description="Terminal status.")
+    summary: str = Field(description="The answer in one or two sentences.")
+    programs: list[str] = Field(default_factory=list, description="Programs planned for.")
+    plan: list[ScheduledTerm] = Field(default_factory=list, description="The final plan.")
+    graduation_term: str | None = Field(default=None, description="Planned graduation.")
+    next_term: NextTermSections | None = Field(default=None, description="Next-term sections.")
+    risks: list[Risk] = Field(default_factory=list, description="Remaining risks.")
+    violations: list[Violation] = Field(
+        default_factory=list, description="Violations left unresolved (none when approved)."
+    )
+    citations: list[CitationRef] = Field(default_factory=list, description="Sources.")
+    open_questions: list[OpenQuestion] = Field(
+        default_factory=list, description="Questions for the student or advisor."
+    )
+    answer: str | None = Field(
+        default=None, description="Direct answer to a policy question or progress check."
+    )
+    negotiation: list[NegotiationRound] = Field(
+        default_factory=list, description="The negotiation rounds in order."
+    )
+    letter: str = Field(description="Letter to the student.")
+    letter_source: Literal["template", "gemini", "template_fallback"] = Field(
+        description="What wrote the letter."
+    )
+    letter_note: str = Field(
+        default="", description="Why the template was used instead of the model, if it was."
+    )

@@ -1,0 +1,67 @@
+"""The request as received: who the student is and what they want."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from agents.artifacts.base import (
+    REQUEST_ID_PATTERN,
+    Artifact,
+    Intent,
+    Weekday,
+)
+from agents.catalog import (
+    TERM_CODE_PATTERN,
+    StudentRecord,
+)
+
+
+class TimePreferences(Artifact):
+    """Days and times the student wants to keep free in the next term."""
+
+    free_days: list[Weekday] = Field(
+        default_factory=list, description="Days with no classes, e.g. ['F'] (R is Thursday)."
+    )
+    not_before: str | None = Field(
+        default=None, pattern=r"^[0-2][0-9]:[0-5][0-9]$", description="No class before HH:MM."
+    )
+    not_after: str | None = Field(
+        default=None, pattern=r"^[0-2][0-9]:[0-5][0-9]$", description="No class after HH:MM."
+    )
+
+
+class PlanRequest(Artifact):
+    """A student's plan request as received: the record plus what they want."""
+
+    request_id: str = Field(
+        pattern=REQUEST_ID_PATTERN,
+        description="Unique id; letters, digits, '.', '_' and '-' only (used as a file name).",
+    )
+    student: StudentRecord = Field(description="The student's academic record.")
+    text: str = Field(default="", description="The student's request in their own words.")
+    intent: Intent | None = Field(
+        default=None, description="What the student wants; read from the text when absent."
+    )
+    add_programs: list[str] = Field(default_factory=list, description="Programs to add.")
+    drop_programs: list[str] = Field(
+        default_factory=list, description="Programs to drop (switching programs)."
+    )
+    target_graduation: str | None = Field(
+        default=None, pattern=TERM_CODE_PATTERN, description="Graduate no later than this term."
+    )
+    max_units_per_term: float | None = Field(
+        default=None, gt=0, description="The student's own cap on units per term."
+    )
+    max_courses_per_term: int | None = Field(
+        default=None, ge=1, description="The student's own cap on courses per term."
+    )
+    terms_away: list[str] = Field(
+        default_factory=list, description="Future terms away (abroad, leave), as term codes."
+    )
+    include_courses: list[str] = Field(default_factory=list, description="Courses wanted.")
+    avoid_courses: list[str] = Field(default_factory=list, description="Courses to avoid.")
+    interests: list[str] = Field(default_factory=list, description="Topics of interest.")
+    time_preferences: TimePreferences = Field(
+        default_factory=TimePreferences, description="Free days and times for the next term."
+    )
+    question: str | None = Field(default=None, description="A policy question, if any.")

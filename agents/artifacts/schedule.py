@@ -1,0 +1,112 @@
+"""The scheduling stage's artifact and the constraint set it plans under."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from agents.artifacts.base import (
+    Artifact,
+    StageStatus,
+)
+
+
+class ConstraintSet(Artifact):
+    """The constraints the planner is given: the student's plus those added by refinement."""
+
+    max_units_per_term: float = Field(description="Units cap for every term.")
+    min_units_per_term: float = Field(default=0, description="Units floor for every term.")
+    term_max_units: dict[str, float] = Field(
+        default_factory=dict, description="Per-term caps overriding the general cap."
+    )
+    term_min_units: dict[str, float] = Field(
+        default_factory=dict, description="Per-term floors overriding the general floor."
+    )
+    max_courses_per_term: int | None = Field(default=None, description="Courses cap per term.")
+    min_units_planned: float = Field(
+        default=0, ge=0, description="Plan at least this many new units (e.g. for residency)."
+    )
+    terms_away: list[str] = Field(default_factory=list, description="Terms with no courses.")
+    target_term: str | None = Field(default=None, description="Graduate no later than this.")
+    include: list[str] = Field(default_factory=list, description="Courses that must be planned.")
+    avoid: list[str] = Field(default_factory=list, description="Courses that must not be.")
+    fixed: dict[str, str] = Field(
+        default_factory=dict, description="Courses pinned to a term (course -> term)."
+    )
+    approvals_assumed: list[str] = Field(
+        default_factory=list, description="Rule ids whose approval the plan relies on."
+    )
+
+
+class ScheduledCourse(Artifact):
+    """A course placed in a term."""
+
+    course: str = Field(description="Course code.")
+    title: str = Field(description="Course title.")
+    units: float = Field(description="Units.")
+    satisfies: list[str] = Field(default_factory=list, description="What it counts toward.")
+
+
+class ScheduledTerm(Artifact):
+    """One term of the plan."""
+
+    term: str = Field(description="Term code.")
+    label: str = Field(description="Readable term, e.g. 'Spring 2027'.")
+    courses: list[ScheduledCourse] = Field(default_factory=list, description="Courses.")
+    units: float = Field(description="Units in the term.")
+    away: bool = Field(default=False, description="A term away (no courses).")
+
+
+class SectionPick(Artifact):
+    """A chosen section for a next-term course."""
+
+    course: str = Field(description="Course code.")
+    section: str = Field(description="Section id.")
+    meetings: list[str] = Field(description="Meetings, e.g. 'MWF 09:00-09:50'.")
+
+
+class NextTermSections(Artifact):
+    """Section selection for the first planned term."""
+
+    term: str = Field(description="Term code.")
+    status: Literal["ok", "clash", "no_sections", "not_needed"] = Field(
+        description="Whether a clash-free choice that respects the preferences exists."
+    )
+    sections: list[SectionPick] = Field(default_factory=list, description="Chosen sections.")
+    clashes: list[str] = Field(
+        default_factory=list, description="Clashing pairs, named with their times."
+    )
+    unscheduled: list[str] = Field(default_factory=list, description="Courses without sections.")
+    alternative: list[str] | None = Field(
+        default=None, description="Best alternative course set when the plan's set clashes."
+    )
+
+
+class Schedule(Artifact):
+    """A semester-by-semester plan and what the solver proved about it."""
+
+    status: StageStatus = Field(description="'done', or 'not_needed' with the reason.")
+    not_needed_reason: str = Field(default="", description="Why no plan was needed.")
+    round: int = Field(ge=1, description="Negotiation round that produced this schedule.")
+    constraints: ConstraintSet | None = Field(default=None, description="Constraints used.")
+    solver_status: Literal["optimal", "feasible", "infeasible", "not_run"] = Field(
+        description="Optimal, feasible (time limit), infeasible, or not run."
+    )
+    terms: list[ScheduledTerm] = Field(default_factory=list, description="The plan.")
+    graduation_term: str | None = Field(default=None, description="Last term of the plan.")
+    units_planned: float = Field(default=0, description="Units the plan adds.")
+    extra_units: float = Field(default=0, description="Units beyond what is needed.")
+    reasons: list[str] = Field(
+        default_factory=list, description="Binding reasons (infeasibility, consent needed)."
+    )
+    earliest_feasible_term: str | None = Field(
+        default=None, description="Earliest feasible graduation when the target is not."
+    )
+    next_term: NextTermSections | None = Field(
+        default=None, description="Sections for the first planned term."
+    )
+    verification: list[str] = Field(
+        default_factory=list, description="Defects the independent verifier found (none)."
+    )
+    solve_ms: float = Field(default=0, description="Solver wall time in milliseconds.")

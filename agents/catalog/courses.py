@@ -1,0 +1,104 @@
+"""Course models: a course, when it is offered, and its scheduled sections and meetings.
+
+Prerequisite and corequisite trees are ``agents.catalog.prereq`` nodes; in a catalog file
+they may also be written as expressions, parsed when the course is loaded.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Union
+
+from pydantic import Field, field_validator
+
+from agents.catalog.base import CatalogModel
+from agents.catalog.prereq import COURSE_CODE_PATTERN, PrereqNode, coerce_prereq
+from agents.catalog.terms import TERM_CODE_PATTERN, Season, Term
+
+TIME_PATTERN = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
+
+
+class Meeting(CatalogModel):
+    """One weekly meeting pattern of a section."""
+
+    days: str = Field(
+        pattern=r"^[MTWRFSU]+$",
+        description="Meeting days: M T W R(Thursday) F S(Saturday) U(Sunday), e.g. 'MWF'.",
+    )
+    start: str = Field(pattern=TIME_PATTERN, description="Start time, 24-hour 'HH:MM'.")
+    end: str = Field(pattern=TIME_PATTERN, description="End time, 24-hour 'HH:MM'.")
+    location: str | None = Field(default=None, description="Room or building.")
+
+
+class Section(CatalogModel):
+    """A section of a course in one term."""
+
+    term: str = Field(pattern=TERM_CODE_PATTERN, description="Term code, e.g. 'S2027'.")
+    id: str = Field(min_length=1, description="Section identifier, unique per course and term.")
+    meetings: list[Meeting] = Field(default_factory=list, description="Weekly meetings.")
+    instructor: str | None = Field(default=None, description="Instructor of record.")
+    capacity: int | None = Field(default=None, ge=0, description="Seats offered.")
+
+
+class Offering(CatalogModel):
+    """When a course is normally offered."""
+
+    terms: list[Season] = Field(min_length=1, description="Seasons the course runs in.")
+    years: Literal["every", "odd", "even"] = Field(
+        default="every",
+        description="'every' year, or alternate years: only when the term's calendar year "
+        "is 'odd' or 'even'.",
+    )
+
+    def offered_in(self, term: Term) -> bool:
+        if term.season not in self.terms:
+            return False
+        if self.years == "every":
+            return True
+        return (term.year % 2 == 1) == (self.years == "odd")
+
+
+class Course(CatalogModel):
+    """A course in the catalog."""
+
+    code: str = Field(pattern=COURSE_CODE_PATTERN, description="Course code, e.g. '15-112'.")
+    title: str = Field(min_length=1, description="Course title.")
+    units: float = Field(gt=0, description="Units (credits) earned; integers or decimals.")
+    description: str = Field(default="", description="Catalog description.")
+    department: str = Field(min_length=1, description="Offering department.")
+    level: int = Field(ge=0, description="Course level, e.g. 100, 200, 300, 400.")
+    attributes: list[str] = Field(
+        default_factory=list, description="Tags such as gen-ed areas or elective groups."
+    )
+    offered: Offering = Field(description="Offering pattern.")
+    prerequisites: PrereqNode | None = Field(
+        default=None,
+        description="Prerequisite tree, or an expression such as "
+        "'15-112 and (21-127 or 21-128[C])'.",
+    )
+    corequisites: PrereqNode | None = Field(
+        default=None, description="Courses to take in the same or an earlier term."
+    )
+    antirequisites: list[str] = Field(
+        default_factory=list, description="Courses that exclude credit for this one."
+    )
+    repeatable: bool = Field(
+        default=False, description="Whether the course may be taken again for new credit."
+    )
+    grading: Literal["graded", "pass_fail_allowed", "pass_fail_only"] = Field(
+        default="graded", description="Grading options."
+    )
+    sections: list[Section] = Field(default_factory=list, description="Scheduled sections.")
+
+    @field_validator(
+        "prerequisites",
+        "corequisites",
+        mode="before",
+        json_schema_input_type=Union[str, PrereqNode, None],  # noqa: UP007
+    )
+    @classmethod
+    def _parse_expression(cls, value: Any) -> Any:
+        return coerce_prereq(value)
+
+    def sections_in(self, term: Term | str) -> list[Section]:
+        code = term.code if isinstance(term, Term) else term
+        return [s for s in self.sections if s.term == code]

@@ -1,0 +1,185 @@
+"""Cross-reference checks of a typed catalog: what a JSON Schema cannot see.
+
+Every reference must resolve (courses, programs, grades, policy rules, documents and their
+sections), ids must be unique, sections must fall in terms the course is offered, and the
+prerequisite graph must have no cycle. Each problem names the JSON path and the item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from agents.catalog.model import Catalog
+from agents.catalog.policies import Document
+from agents.catalog.prereq import CourseCond, ProgramCond, courses_in, iter_prereq
+from agents.catalog.requirements import (
+    AllOfRequirement,
+    CourseRequirement,
+    CourseSetRequirement,
+    NOfRequirement,
+    RequirementNode,
+    pattern_matches,
+)
+from agents.catalog.terms import Term
+
+
+def _dupes(items: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for item in items:
+        if item in seen and item not in out:
+            out.append(item)
+        seen.add(item)
+    return out
+
+
+def _walk_req(node: RequirementNode, path: str) -> Iterable[tuple[RequirementNode, str]]:
+    yield node, path
+    if isinstance(node, AllOfRequirement | NOfRequirement):
+        for i, c in enumerate(node.children):
+            yield from _walk_req(c, f"{path}.children[{i}]")
+
+
+def reference_problems(cat: Catalog) -> list[str]:
+    """Every reference that does not resolve, every duplicate id, every prerequisite cycle."""
+    problems: list[str] = []
+    codes = cat.course_by_code
+    grades = cat.grade_by_symbol
+    programs = cat.program_by_code
+
+    for kind, items in (
+        ("course code", [c.code for c in cat.courses]),
+        ("program code", [p.code for p in cat.programs]),
+        ("policy rule id", [r.id for r in cat.policies]),
+        ("document id", [d.id for d in cat.documents]),
+    ):
+        for d in _dupes(items):
+            problems.append(f"duplicate {kind} {d!r}")
+
+    def grade_ok(grade: str | None, where: str) -> None:
+        if grade is not None and grade not in grades:
+            problems.append(
+                f"{where}: unknown grade {grade!r}; the grade scale has "
+                f"{', '.join(g.grade for g in cat.grade_scale)}"
+            )
+
+    for i, c in enumerate(cat.courses):
+        at = f"$.courses[{i}] ({c.code})"
+        for field in ("prerequisites", "corequisites"):
+            for n in iter_prereq(getattr(c, field)):
+                if isinstance(n, CourseCond):
+                    if n.course not in codes:
+                        problems.append(f"{at}.{field}: unknown course {n.course!r}")
+                    elif n.course == c.code:
+                        problems.append(f"{at}.{field}: the course requires itself")
+                    grade_ok(n.min_grade, f"{at}.{field}")
+                elif isinstance(n, ProgramCond) and n.program not in programs:
+                    problems.append(f"{at}.{field}: unknown program {n.program!r}")
+        for a in c.antirequisites:
+            if a not in codes:
+                problems.append(f"{at}.antirequisites: unknown course {a!r}")
+        for d in _dupes(f"{s.term}/{s.id}" for s in c.sections):
+            problems.append(f"{at}.sections: duplicate section {d!r}")
+        for j, s in enumerate(c.sections):
+            if not c.offered.offered_in(Term.parse(s.term)):
+                problems.append(
+                    f"{at}.sections[{j}]: section {s.id!r} is in {s.term}, a term the course "
+                    f"is not offered (offered: {', '.join(c.offered.terms)}, "
+                    f"{c.offered.years} year)"
+                )
+            for k, m in enumerate(s.meetings):
+                if m.end <= m.start:
+                    problems.append(
+                        f"{at}.sections[{j}].meetings[{k}]: ends at {m.end} before it starts "
+                        f"at {m.start}"
+                    )
+
+    for i, prog in enumerate(cat.programs):
+        at = f"$.programs[{i}] ({prog.code})"
+        ids = []
+        for node, path in _walk_req(prog.requirement, f"{at}.requirement"):
+            ids.append(node.id)
+            if isinstance(node, CourseRequirement):
+                if node.course not in codes:
+                    problems.append(f"{path}: unknown course {node.course!r}")
+                grade_ok(node.min_grade, path)
+            elif isinstance(node, NOfRequirement) and node.n > len(node.children):
+                problems.append(
+                    f"{path}: n_of needs {node.n} of only {len(node.children)} children"
+                )
+            elif isinstance(node, CourseSetRequirement):
+                for code in [*node.courses, *node.exclude]:
+                    if code not in codes:
+                        problems.append(f"{path}: unknown course {code!r}")
+                grade_ok(node.min_grade, path)
+                if node.min_courses is None and node.min_units is None:
+                    problems.append(f"{path}: course_set needs min_courses or min_units")
+                for pat in node.patterns:
+                    if not any(pattern_matches(pat, c) for c in codes):
+                        problems.append(f"{path}: pattern {pat!r} matches no course")
+                for attr in node.attributes:
+                    if not any(attr in c.attributes for c in cat.courses):
+                        problems.append(f"{path}: attribute {attr!r} is on no course")
+        for d in _dupes(ids):
+            problems.append(f"{at}.requirement: duplicate requirement id {d!r}")
+        for j, lim in enumerate(prog.sharing):
+            if lim.with_program is not None and lim.with_program not in programs:
+                problems.append(f"{at}.sharing[{j}]: unknown program {lim.with_program!r}")
+            if lim.rule is not None and lim.rule not in cat.rule_by_id:
+                problems.append(f"{at}.sharing[{j}]: unknown policy rule {lim.rule!r}")
+        for field in ("eligible_majors", "excluded_majors"):
+            for code in getattr(prog, field):
+                if code not in programs:
+                    problems.append(f"{at}.{field}: unknown program {code!r}")
+        if prog.document is not None and prog.document not in cat.document_by_id:
+            problems.append(f"{at}.document: unknown document {prog.document!r}")
+
+    doc: Document | None  # a policy may cite an unknown document
+    for i, doc in enumerate(cat.documents):
+        for d in _dupes(s.id for s in doc.sections):
+            problems.append(f"$.documents[{i}] ({doc.id}): duplicate section id {d!r}")
+
+    for i, rule in enumerate(cat.policies):
+        at = f"$.policies[{i}] ({rule.id})"
+        doc = cat.document_by_id.get(rule.citation.document)
+        if doc is None:
+            problems.append(f"{at}.citation.document: unknown document {rule.citation.document!r}")
+        elif not any(s.id == rule.citation.section for s in doc.sections):
+            problems.append(
+                f"{at}.citation.section: document {doc.id!r} has no section "
+                f"{rule.citation.section!r}; it has {', '.join(s.id for s in doc.sections)}"
+            )
+
+    problems.extend(_cycle_problems(cat))
+    return problems
+
+
+def _cycle_problems(cat: Catalog) -> list[str]:
+    graph = {
+        c.code: [p for p in courses_in(c.prerequisites) if p in cat.course_by_code]
+        for c in cat.courses
+    }
+    state: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[str] = []
+    seen_cycles: set[frozenset[str]] = set()
+
+    def visit(code: str) -> None:
+        state[code] = 1
+        stack.append(code)
+        for nxt in graph[code]:
+            if state.get(nxt) == 1:
+                cycle = [*stack[stack.index(nxt) :], nxt]
+                key = frozenset(cycle)
+                if key not in seen_cycles:
+                    seen_cycles.add(key)
+                    found.append("prerequisite cycle: " + " -> ".join(cycle))
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[code] = 2
+
+    for code in sorted(graph):
+        if code not in state:
+            visit(code)
+    return found

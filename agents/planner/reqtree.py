@@ -1,0 +1,106 @@
+"""Program requirements compiled for the planner's models.
+
+``compile_requirements`` turns a program's requirement tree into a ``ReqTree`` whose leaves
+(``Leaf``) list every catalog course that may count toward them; a leaf is ``mandatory``
+when it lies on an all-of path from the root. ``sharing_limits`` gives the limit on courses
+shared between each pair of target programs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from agents.catalog import (
+    AllOfRequirement,
+    Catalog,
+    CourseRequirement,
+    CourseSetRequirement,
+    NOfRequirement,
+    Program,
+    RequirementNode,
+)
+from agents.planner.catalog_index import catalog_index
+
+
+@dataclass
+class Leaf:
+    """A requirement leaf of one program, with the courses that may count toward it."""
+
+    program: str
+    id: str
+    kind: Literal["course", "set"]
+    min_courses: int
+    min_units: float
+    min_grade: str | None
+    mandatory: bool  # on an all-of path from the root
+    matching: list[str] = field(default_factory=list)  # every catalog course that matches
+    options: list[str] = field(default_factory=list)  # kept after pruning (history + pool)
+
+    @property
+    def label(self) -> str:
+        return f"{self.program}/{self.id}"
+
+
+@dataclass
+class ReqTree:
+    """A requirement node compiled for the model."""
+
+    kind: Literal["leaf", "all", "n_of"]
+    id: str
+    leaf: Leaf | None = None
+    n: int = 0
+    children: list[ReqTree] = field(default_factory=list)
+
+
+def compile_requirements(catalog: Catalog, program: Program) -> tuple[ReqTree, list[Leaf]]:
+    leaves: list[Leaf] = []
+
+    def walk(node: RequirementNode, mandatory: bool) -> ReqTree:
+        if isinstance(node, AllOfRequirement):
+            kids = [walk(c, mandatory) for c in node.children]
+            return ReqTree("all", node.id, children=kids)
+        if isinstance(node, NOfRequirement):
+            every = mandatory and node.n >= len(node.children)
+            kids = [walk(c, every) for c in node.children]
+            return ReqTree("n_of", node.id, n=node.n, children=kids)
+        if isinstance(node, CourseRequirement):
+            leaf = Leaf(program.code, node.id, "course", 1, 0.0, node.min_grade, mandatory)
+            leaf.matching = [node.course] if node.course in catalog.course_by_code else []
+        else:
+            assert isinstance(node, CourseSetRequirement)
+            leaf = Leaf(
+                program.code,
+                node.id,
+                "set",
+                node.min_courses or 0,
+                node.min_units or 0.0,
+                node.min_grade,
+                mandatory,
+            )
+            cache = catalog_index(catalog).matching
+            key = (program.code, node.id)
+            if key not in cache:
+                cache[key] = sorted(c.code for c in catalog.courses if node.matches(c))
+            leaf.matching = list(cache[key])
+        leaves.append(leaf)
+        return ReqTree("leaf", node.id, leaf=leaf)
+
+    return walk(program.requirement, True), leaves
+
+
+def sharing_limits(programs: Sequence[Program]) -> list[tuple[str, str, int]]:
+    """(program, other, max shared courses) for each pair that has a limit."""
+    out: list[tuple[str, str, int]] = []
+    for i, p in enumerate(programs):
+        for q in programs[i + 1 :]:
+            limits = [
+                lim.max_courses
+                for a, b in ((p, q), (q, p))
+                for lim in a.sharing
+                if lim.with_program in (None, b.code) and lim.with_kind in (None, b.kind)
+            ]
+            if limits:
+                out.append((p.code, q.code, min(limits)))
+    return out

@@ -1,0 +1,93 @@
+"""Planner setup: the constraints of one ``plan`` call, parsed once.
+
+``PlanSetup`` checks the request (terms, programs, course codes) and, for any end term,
+builds a ``Prep`` with its candidate pool (``prep``) and runs the staged solve on it
+(``solve``). The planning call, its reasons and its audit repair all go through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agents.catalog import Catalog, Program, StudentRecord, Term
+from agents.errors import PlanningError
+from agents.planner.pool import build_pool
+from agents.planner.prep import Prep
+from agents.planner.schema import PlanConstraints
+from agents.planner.solution import Solution
+from agents.planner.solve import solve_plan
+from agents.planner.terms import default_latest, horizon, parse_term
+
+
+class PlanSetup:
+    """Parsed constraints shared by every solve of one ``plan`` call."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        student: StudentRecord,
+        programs: Sequence[str],
+        c: PlanConstraints,
+    ) -> None:
+        self.catalog, self.student, self.c = catalog, student, c
+        self.programs: list[Program] = [catalog.program(p) for p in dict.fromkeys(programs)]
+        if not self.programs:
+            raise PlanningError("no target programs; pass at least one program code")
+        current = parse_term(student.current_term, "student current_term")
+        self.current = current
+        self.first = (
+            parse_term(c.first_term, "first_term")
+            if c.first_term
+            else current.next_regular(c.include_summer)
+        )
+        latest = parse_term(c.latest_term, "latest_term") if c.latest_term else None
+        self.latest: Term = latest or default_latest(self.first)
+        self.target = parse_term(c.target_term, "target_term") if c.target_term else None
+        if self.latest < self.first:
+            raise PlanningError(
+                f"latest_term {self.latest.code!r} is before first_term {self.first.code!r}"
+            )
+        self.away = {parse_term(t, "terms_away").code for t in [*student.terms_away, *c.terms_away]}
+        self.fixed = {k: parse_term(v, f"fixed[{k!r}]").code for k, v in c.fixed.items()}
+        for what, codes in (("include", c.include), ("avoid", c.avoid), ("fixed", self.fixed)):
+            for code in codes:
+                if code not in catalog.course_by_code:
+                    raise PlanningError(f"{what}: unknown course {code!r}")
+
+    def prep(self, end: Term, full: bool = False) -> Prep:
+        terms = horizon(self.first, end, self.c.include_summer)
+        caps = [self.c.term_max_units.get(t.code, self.c.max_units_per_term) for t in terms]
+        floors = [
+            self.c.term_min_units.get(
+                t.code, self.c.min_units_per_term if t.season != "summer" else 0.0
+            )
+            for t in terms
+        ]
+        interests = {k: v for k, v in self.c.interests.items() if k in self.catalog.course_by_code}
+        prep = Prep(
+            self.catalog,
+            self.student,
+            self.programs,
+            terms,
+            self.away,
+            caps,
+            floors,
+            include=self.c.include,
+            avoid=self.c.avoid,
+            fixed=self.fixed,
+            interests=interests,
+        )
+        prep.total_needed = max(prep.total_needed, self.c.min_units_planned)
+        prep.not_in = {c: set(ts) for c, ts in self.c.not_in_term.items()}
+        prep.exclusive = {t: list(pairs) for t, pairs in self.c.exclusive_pairs.items()}
+        build_pool(prep, full)
+        return prep
+
+    def solve(self, prep: Prep, seconds: float, first_only: bool) -> Solution:
+        """The staged solve of ``prep`` under these constraints (at least 50 ms)."""
+        return solve_plan(
+            prep,
+            max_courses=self.c.max_courses_per_term,
+            seconds=max(0.05, seconds),
+            first_only=first_only,
+        )

@@ -1,0 +1,19 @@
+"""What one solve of the planner returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+SolveStatus = Literal["optimal", "feasible", "infeasible", "unknown"]
+
+
+@dataclass
+class Solution:
+    """A solved plan: positions of planned courses and what each course counts toward."""
+
+    status: SolveStatus
+    placement: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, list[str]] = field(default_factory=dict)  # record courses included
+    graduation: int = -1
+    stages: list[str] = field(default_factory=list)

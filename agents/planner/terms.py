@@ -1,0 +1,40 @@
+"""Terms for the planner: the horizon, parsing with readable errors, offerings in words."""
+
+from __future__ import annotations
+
+from agents.catalog import Course, Term
+from agents.errors import PlanningError
+
+
+def horizon(first: Term, last: Term, include_summer: bool) -> list[Term]:
+    """Terms from ``first`` to ``last`` inclusive; summers only when asked."""
+    out: list[Term] = []
+    t = first
+    if t.season == "summer" and not include_summer:
+        t = t.next_regular()
+    while t <= last:
+        out.append(t)
+        t = t.next_regular(include_summer)
+    return out
+
+
+def default_latest(first: Term) -> Term:
+    t = first
+    for _ in range(11):
+        t = t.next_regular()
+    return t
+
+
+def parse_term(text: str, what: str) -> Term:
+    try:
+        return Term.parse(text)
+    except ValueError as exc:
+        raise PlanningError(f"{what}: {exc}") from None
+
+
+def describe_offering(course: Course) -> str:
+    """'fall only', 'fall of odd years', 'spring and fall'."""
+    seasons = " and ".join(s for s in ("spring", "summer", "fall") if s in course.offered.terms)
+    if course.offered.years == "every":
+        return f"only in {seasons}" if len(course.offered.terms) == 1 else f"in {seasons}"
+    return f"only in {seasons} of {course.offered.years} years"

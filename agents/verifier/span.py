@@ -1,0 +1,64 @@
+"""Checks over the plan's span: unit floors through graduation, and the graduation term.
+
+A summer term counts only with ``include_summer``; its floor is zero unless the constraints
+give that term an explicit floor. Terms away carry no floor.
+"""
+
+from __future__ import annotations
+
+from agents.catalog import Term
+from agents.verifier.defects import Add
+from agents.verifier.protocols import ConstraintsLike, PlanLike
+
+
+def check_floors(
+    add: Add,
+    c: ConstraintsLike,
+    first: Term,
+    last: Term,
+    away: set[str],
+    loads: dict[str, float],
+) -> None:
+    """Every term from the first through graduation carries at least its floor."""
+    t = first
+    while t <= last:
+        if t.season != "summer" or c.include_summer:
+            default = c.min_units_per_term if t.season != "summer" else 0.0
+            floor = c.term_min_units.get(t.code, default)
+            units = loads.get(t.code, 0.0)
+            if t.code not in away and units < floor - 1e-9:
+                add(
+                    "units_min",
+                    t.code,
+                    None,
+                    f"{units:g} units in {t.code} are below the floor of {floor:g}",
+                )
+        t = Term.from_index(t.index + 1)
+
+
+def check_target(add: Add, c: ConstraintsLike, plan: PlanLike, last: Term | None) -> None:
+    """The reported graduation term is the last course term, by the target and latest terms."""
+    if last is None:
+        return
+    if plan.graduation_term != last.code:
+        add(
+            "target",
+            last.code,
+            None,
+            f"the plan reports graduation in "
+            f"{plan.graduation_term} but its last course term is {last.code}",
+        )
+    if c.target_term and last > Term.parse(c.target_term):
+        add(
+            "target",
+            last.code,
+            None,
+            f"graduation in {last.code} is after the target {Term.parse(c.target_term).code}",
+        )
+    if c.latest_term and last > Term.parse(c.latest_term):
+        add(
+            "target",
+            last.code,
+            None,
+            f"graduation in {last.code} is after the latest term {Term.parse(c.latest_term).code}",
+        )

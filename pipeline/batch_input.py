@@ -1,0 +1,140 @@
+"""Batch input: stream requests from a JSONL file, a directory of JSON files or stdin, or
+the unfinished checkpoints of a state directory, and validate each request before it runs
+(JSON, then the request JSON Schema, then the model, then a safe id)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from pydantic import ValidationError
+
+from agents.artifacts import PlanRequest, artifact_schema
+from agents.catalog import json_path, schema_problems
+from agents.errors import RequestInputError, UnsafeRequestIdError
+from pipeline.context import State
+from pipeline.runner import outputs_present
+from pipeline.store import CheckpointStore, check_request_id
+
+
+@dataclass(frozen=True)
+class InputItem:
+    """One request as read: its place in the input and its text (or why it is unreadable),
+    or the id of a checkpoint to resume."""
+
+    source: str
+    text: str | None = None
+    error: str | None = None
+    resume_id: str | None = None
+
+
+def iter_input(spec: str) -> Iterator[InputItem]:
+    """Stream ``spec``: a JSONL file (one request per line), a directory of ``*.json``
+    files (one request each) or ``-`` for JSON lines on stdin."""
+    if spec == "-":
+        yield from _lines(sys.stdin.buffer)
+        return
+    path = Path(spec)
+    if path.is_dir():
+        names = sorted(e.name for e in os.scandir(path) if e.name.endswith(".json"))
+        for name in names:
+            try:
+                yield InputItem(source=name, text=(path / name).read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError) as exc:
+                yield InputItem(source=name, error=f"cannot read: {exc}")
+        return
+    with path.open("rb") as f:
+        yield from _lines(f)
+
+
+def _lines(f: BinaryIO) -> Iterator[InputItem]:
+    for number, data in enumerate(f, 1):
+        if not data.strip():
+            continue
+        try:
+            yield InputItem(source=f"line {number}", text=data.decode("utf-8").rstrip())
+        except UnicodeDecodeError as exc:
+            yield InputItem(source=f"line {number}", error=f"not UTF-8 text ({exc.reason})")
+
+
+def resume_items(store: CheckpointStore, out_dir: Path) -> Iterator[InputItem]:
+    """Every checkpoint that is not finished (or whose outputs are missing)."""
+    for rid in store.ids():
+        summary = store.summary(rid)
+        if summary is None or summary.state is not State.done or not outputs_present(out_dir, rid):
+            yield InputItem(source=f"checkpoint {rid}", resume_id=rid)
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Why a request was rejected before running."""
+
+    request_id: str | None
+    message: str
+
+
+def plan_request_schema() -> dict[str, Any]:
+    """The published request schema; generated from the model if the file is absent."""
+    published = resources.files("agents") / "schemas" / "plan_request.schema.json"
+    if published.is_file():
+        return dict(json.loads(published.read_text(encoding="utf-8")))
+    return artifact_schema("plan_request")
+
+
+class RequestValidator:
+    """JSON, then the request JSON Schema, then the model, then a safe id."""
+
+    def __init__(self) -> None:
+        self._schema = plan_request_schema()
+
+    def check(self, item: InputItem) -> PlanRequest | Invalid:
+        if item.error is not None or item.text is None:
+            return Invalid(None, item.error or "empty")
+        try:
+            raw = json.loads(item.text)
+        except json.JSONDecodeError as exc:
+            where = (
+                f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
+            )
+            return Invalid(None, f"not valid JSON at {where}: {exc.msg}")
+        rid = raw.get("request_id") if isinstance(raw, dict) else None
+        rid = rid if isinstance(rid, str) else None
+        problems = schema_problems(raw, self._schema)
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            return Invalid(rid, problems[0] + more)
+        try:
+            request = PlanRequest.model_validate(raw)
+            check_request_id(request.request_id)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            return Invalid(rid, f"{json_path(first['loc'])}: {first['msg']}")
+        except UnsafeRequestIdError as exc:
+            return Invalid(rid, f"$.request_id: {exc}")
+        return request
+
+
+def input_items(spec: str) -> tuple[Iterator[InputItem], int | None]:
+    """The items of ``spec`` (JSONL file, directory, or '-') and their count if cheap."""
+    if spec != "-" and not Path(spec).exists():
+        raise RequestInputError(
+            f"batch input {spec!r} does not exist; pass a JSONL file, a directory of JSON "
+            "files, or '-' to read JSON lines from stdin"
+        )
+    return iter_input(spec), _count(spec)
+
+
+def _count(spec: str) -> int | None:
+    path = Path(spec)
+    if spec == "-":
+        return None
+    if path.is_dir():
+        return sum(1 for e in os.scandir(path) if e.name.endswith(".json"))
+    with path.open("rb") as f:
+        return sum(1 for line in f if line.strip())

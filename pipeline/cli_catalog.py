@@ -1,0 +1,123 @@
+"""The ``advise`` commands over the catalog and student records, which need no pipeline
+state: ``catalog validate``, ``catalog show`` and ``audit``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from pipeline.cli_common import EXIT_OK, Formatter
+
+
+def add_catalog(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "catalog",
+        help="validate or summarize a catalog",
+        formatter_class=Formatter,
+        description="Validate a catalog file or print its counts.\n\nexamples:\n"
+        "  advise catalog validate\n  advise catalog validate my_catalog.json\n"
+        "  advise catalog show --json",
+    )
+    csub = p.add_subparsers(dest="catalog_cmd", required=True, metavar="{validate,show}")
+    v = csub.add_parser(
+        "validate",
+        help="check a catalog against the schema and its cross-references",
+        formatter_class=Formatter,
+        description="Check a catalog file: JSON Schema, types, then cross-references.\n"
+        "Without PATH the bundled sample catalog is checked.\n\n"
+        "example:\n  advise catalog validate path/to/catalog.json",
+    )
+    v.add_argument("path", nargs="?", help="catalog JSON file (default: the bundled sample)")
+    v.set_defaults(handler=_cmd_catalog_validate)
+    s = csub.add_parser(
+        "show",
+        help="print counts of courses, programs, rules and documents",
+        formatter_class=Formatter,
+        description="Print the catalog's counts.\n\nexample:\n  advise catalog show --json",
+    )
+    s.add_argument("--catalog", help="catalog JSON file (default: the bundled sample)")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(handler=_cmd_catalog_show)
+
+
+def _cmd_catalog_validate(args: argparse.Namespace) -> int:
+    from agents.catalog import default_catalog_path, load_catalog
+
+    path = args.path or str(default_catalog_path())
+    cat = load_catalog(path)
+    print(
+        f"{path}: ok ({len(cat.courses)} courses, {len(cat.programs)} programs, "
+        f"{len(cat.policies)} policy rules, {len(cat.documents)} documents)"
+    )
+    return EXIT_OK
+
+
+def catalog_counts(cat: object) -> dict[str, int]:
+    from agents.catalog import Catalog
+
+    assert isinstance(cat, Catalog)
+    return {
+        "courses": len(cat.courses),
+        "majors": sum(p.kind == "major" for p in cat.programs),
+        "minors": sum(p.kind == "minor" for p in cat.programs),
+        "concentrations": sum(p.kind == "concentration" for p in cat.programs),
+        "policy_rules": len(cat.policies),
+        "documents": len(cat.documents),
+        "sections": sum(len(c.sections) for c in cat.courses),
+    }
+
+
+def _cmd_catalog_show(args: argparse.Namespace) -> int:
+    from agents.catalog import load_catalog
+
+    cat = load_catalog(args.catalog)
+    counts = catalog_counts(cat)
+    if args.json:
+        print(json.dumps(counts, sort_keys=True))
+    else:
+        print(f"{cat.institution.name} catalog {cat.catalog_year}")
+        for key, value in counts.items():
+            print(f"  {key:<15} {value}")
+    return EXIT_OK
+
+
+def add_audit(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "audit",
+        help="degree audit of a student record",
+        formatter_class=Formatter,
+        description="Audit a student's record against their programs: every requirement "
+        "met, partly met or unmet,\nwhich courses count where, and what remains. "
+        "--add-program audits a program the student\nhas not declared (what-if).\n\n"
+        "examples:\n  advise audit demos/students/is-junior-cs-minor.json\n"
+        "  advise audit demos/students/is-junior-cs-minor.json --add-program CS-MIN --json",
+    )
+    p.add_argument("student", help="student record JSON file")
+    p.add_argument(
+        "--add-program",
+        action="append",
+        default=[],
+        metavar="CODE",
+        help="what-if: audit this program too (repeatable)",
+    )
+    p.add_argument("--catalog", help="catalog JSON file (default: the bundled sample)")
+    p.add_argument("--json", action="store_true", help="print the audit as JSON")
+    p.set_defaults(handler=_cmd_audit)
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from agents.audit import audit, render_audit
+    from agents.catalog import check_student_against_catalog, load_catalog, load_student
+    from agents.errors import StudentRecordError
+
+    cat = load_catalog(args.catalog)
+    student = load_student(args.student)
+    problems = check_student_against_catalog(student, cat)
+    if problems:
+        raise StudentRecordError(args.student, problems)
+    report = audit(cat, student, add_programs=args.add_program)
+    if args.json:
+        print(json.dumps(report.model_dump(mode="json"), indent=2, sort_keys=True))
+    else:
+        print(render_audit(report))
+    return EXIT_OK

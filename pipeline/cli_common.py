@@ -1,0 +1,34 @@
+"""What every ``advise`` subcommand module shares: exit codes, the help formatter, the
+handler type and the console tables print to. It imports no other CLI module, so the
+subcommand modules and ``pipeline.cli`` can all import it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from agents.errors import ExitCode
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+EXIT_OK = int(ExitCode.OK)
+EXIT_FAILED = int(ExitCode.FAILED)
+EXIT_USAGE = int(ExitCode.USAGE)
+EXIT_INTERRUPTED = int(ExitCode.INTERRUPTED)
+
+# A subcommand's handler: parsed arguments in, exit code out.
+Handler = Callable[[argparse.Namespace], int]
+
+
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the line breaks of descriptions (their examples are laid out by hand)."""
+
+
+def console() -> Console:
+    from rich.console import Console
+
+    # Piped output is not cut to 80 columns: ids must stay whole for scripts.
+    return Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)

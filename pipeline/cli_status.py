@@ -1,0 +1,126 @@
+"""The ``advise`` commands that inspect checkpoints without running anything: ``status``
+(counts by state and a table of ids, read through the store's fast summaries), ``show``
+(one request's whole run) and ``diagram`` (the state machine as mermaid)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agents.errors import CheckpointMissingError
+from pipeline.cli_common import EXIT_OK, Formatter, console
+
+if TYPE_CHECKING:
+    from pipeline.checkpoint_summary import CheckpointSummary
+
+# The state listed for a checkpoint that is unreadable or holds no known state: a label
+# of the listing, not a machine state.
+UNREADABLE = "unreadable"
+
+
+def add_status(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "status",
+        help="checkpoints counted by state, and a table of ids",
+        formatter_class=Formatter,
+        description="List checkpoints: counts by state, then one row per request.\n\n"
+        "examples:\n  advise status\n  advise status --state failed\n  advise status --json",
+    )
+    p.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
+    p.add_argument("--state", dest="only", help="list only requests in this state")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(handler=_cmd_status)
+
+
+def add_show(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "show",
+        help="one request's stages, negotiation rounds and artifacts",
+        formatter_class=Formatter,
+        description="Show a checkpointed request: stages run with timings, the negotiation "
+        "rounds, each\nartifact in brief, errors and the LLM ledger. --json prints the "
+        "whole workflow context.\n\nexamples:\n  advise show is-junior-cs-minor-1\n"
+        "  advise show is-junior-cs-minor-1 --json",
+    )
+    p.add_argument("id", help="request id")
+    p.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
+    p.add_argument("--json", action="store_true", help="print the workflow context as JSON")
+    p.set_defaults(handler=_cmd_show)
+
+
+def add_diagram(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "diagram",
+        help="print the state machine as a mermaid diagram",
+        formatter_class=Formatter,
+        description="Print the pipeline's state machine as mermaid (stateDiagram-v2), drawn "
+        "by transitions\nfrom the transition table.\n\nexample:\n  advise diagram > machine.mmd",
+    )
+    p.set_defaults(handler=_cmd_diagram)
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from pipeline.checkpoint_summary import CheckpointSummary
+    from pipeline.store import CheckpointStore
+
+    store = CheckpointStore(Path(args.state_dir))
+    counts: dict[str, int] = {}
+    rows: list[dict[str, Any]] = []
+    for rid in store.ids():
+        summary = store.summary(rid) or CheckpointSummary(request_id=rid)
+        state = summary.state.value if summary.state is not None else UNREADABLE
+        counts[state] = counts.get(state, 0) + 1
+        if args.only and state != args.only:
+            continue
+        rows.append(_row(summary, state))
+    if args.json:
+        print(json.dumps({"counts": dict(sorted(counts.items())), "requests": rows}))
+        return EXIT_OK
+    out = console()
+    listed = ", ".join(f"{state} {n}" for state, n in sorted(counts.items())) or "none"
+    out.print(f"{sum(counts.values())} checkpoint(s) in {args.state_dir}: {listed}")
+    table = Table("id", "state", "outcome", "round", "failed stage", "updated")
+    for row in rows:
+        table.add_row(*(str(row[k] or "") for k in row))
+    if rows:
+        out.print(table)
+    return EXIT_OK
+
+
+def _row(summary: CheckpointSummary, state: str) -> dict[str, Any]:
+    """One listed checkpoint, as ``--json`` prints it (the table shows the same values)."""
+    failed = summary.failed_stage
+    return {
+        "id": summary.request_id,
+        "state": state,
+        "outcome": summary.outcome,
+        "round": summary.round,
+        "failed_stage": failed.value if failed is not None else None,
+        "updated_at": f"{summary.updated_at:%Y-%m-%d %H:%M:%S}" if summary.updated_at else "",
+    }
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    from pipeline.context import describe
+    from pipeline.store import CheckpointStore
+
+    state_dir = Path(args.state_dir)
+    ctx = CheckpointStore(state_dir).load(args.id)
+    if ctx is None:
+        raise CheckpointMissingError(args.id, state_dir)
+    if args.json:
+        print(ctx.model_dump_json(indent=2))
+    else:
+        print(describe(ctx))
+    return EXIT_OK
+
+
+def _cmd_diagram(args: argparse.Namespace) -> int:
+    from pipeline.machine import mermaid
+
+    print(mermaid())
+    return EXIT_OK

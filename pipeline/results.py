@@ -1,0 +1,196 @@
+"""What a batch reports: one ``JobResult`` per request, streamed to
+``<out_dir>/batch-summary.jsonl`` by ``SummaryWriter`` and counted into a ``BatchReport``.
+
+A job's status is not a machine state: a request is also ``skipped`` (done on an earlier
+run), ``invalid`` (rejected before running), ``locked`` (another runner holds it) or
+``interrupted`` (stopped at a stage boundary, resumable).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal, TextIO
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.artifacts import Outcome
+from agents.errors import ExitCode
+from pipeline.checkpoint_summary import CheckpointSummary
+from pipeline.context import State, WorkflowContext
+
+JobStatus = Literal["done", "skipped", "failed", "invalid", "locked", "interrupted"]
+MAX_LISTED = 10  # failures and invalid requests listed in the printed table
+
+
+class JobResult(BaseModel):
+    """One request's result in a batch: the summary line, and the costs the report sums."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    id: str | None = Field(description="Request id; None when the input had no readable id.")
+    source: str = Field(description="Where the request came from: 'line 3', 'a.json', ...")
+    status: JobStatus = Field(description="What became of the request in this batch.")
+    state: State | None = Field(
+        default=None, description="Machine state the request reached; None if it never ran."
+    )
+    outcome: Outcome | None = Field(
+        default=None, description="The recommendation's outcome, for a finished request."
+    )
+    rounds: int | None = Field(default=None, description="Negotiation rounds run.")
+    llm_calls: int | None = Field(default=None, description="LLM calls in the request's ledger.")
+    tokens: int | None = Field(default=None, description="LLM tokens (input + output) spent.")
+    ms: float = Field(default=0.0, description="Wall time of the job in milliseconds.")
+    error: str | None = Field(default=None, description="Why the request failed or was refused.")
+    stage_ms: dict[str, float] = Field(
+        default_factory=dict, description="Milliseconds per stage (all rounds and attempts)."
+    )
+    checkpoint_bytes: int = Field(default=0, description="Checkpoint bytes written.")
+    checkpoint_ms: float = Field(
+        default=0.0, description="Milliseconds the job waited for checkpoint writes."
+    )
+    checkpoint_io_ms: float = Field(
+        default=0.0, description="Milliseconds spent writing checkpoints (maybe overlapped)."
+    )
+    rss_mb: float = Field(default=0.0, description="Peak resident memory of the worker, MB.")
+
+    @classmethod
+    def finished(cls, ctx: WorkflowContext, *, source: str) -> JobResult:
+        """A run that ended in ``done`` or ``failed``."""
+        last = ctx.errors[-1] if ctx.state is State.failed and ctx.errors else None
+        return cls(
+            id=ctx.request_id,
+            source=source,
+            status="done" if ctx.state is State.done else "failed",
+            state=ctx.state,
+            outcome=ctx.outcome if ctx.state is State.done else None,
+            rounds=ctx.round,
+            llm_calls=len(ctx.ledger.calls),
+            tokens=ctx.ledger.tokens,
+            error=f"{last.stage.value}: {last.type}: {last.message}" if last else None,
+            stage_ms=ctx.stage_ms(),
+        )
+
+    @classmethod
+    def skipped(cls, summary: CheckpointSummary, *, source: str) -> JobResult:
+        """A request already done, with its outputs present, on an earlier run."""
+        return cls(
+            id=summary.request_id,
+            source=source,
+            status="skipped",
+            state=summary.state,
+            outcome=summary.outcome,
+            rounds=summary.round,
+            llm_calls=summary.llm_calls,
+            tokens=summary.tokens,
+        )
+
+
+# The fields of a summary line, in this order (JobResult's first fields, dumped in order).
+SUMMARY_FIELDS: Final = ("id", "source", "status", "state", "outcome", "rounds", "llm_calls",
+                         "tokens", "ms", "error")  # fmt: skip
+
+
+class SummaryWriter:
+    """``<out_dir>/batch-summary.jsonl``, one line per request as it finishes."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._f: TextIO = path.open("w", encoding="utf-8")
+
+    def write(self, result: JobResult) -> None:
+        # json.dumps, not model_dump_json: the file keeps its ", " and ": " separators.
+        line = result.model_dump(mode="json", include=set(SUMMARY_FIELDS))
+        self._f.write(json.dumps(line) + "\n")
+        self._f.flush()
+
+    def close(self) -> None:
+        self._f.close()
+
+
+@dataclass
+class BatchReport:
+    """Counters and timings of one batch run (no per-request objects are kept)."""
+
+    status: dict[JobStatus, int] = field(default_factory=dict)
+    outcomes: dict[str, int] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+    invalid: list[str] = field(default_factory=list)
+    llm_calls: int = 0
+    tokens: int = 0
+    durations_ms: list[float] = field(default_factory=list)
+    stage_ms: dict[str, list[float]] = field(default_factory=dict)
+    checkpoint_bytes: int = 0
+    checkpoint_ms: float = 0.0  # on the request's critical path
+    checkpoint_io_ms: float = 0.0  # writing files (overlapping stages when in the background)
+    wall_s: float = 0.0
+    peak_rss_mb_parent: float = 0.0
+    peak_rss_mb_worker: float = 0.0
+    workers: int = 1
+    stopped: bool = False  # a stop was requested: requests after it were not started
+
+    @property
+    def requests(self) -> int:
+        return sum(self.status.values())
+
+    def count(self, status: JobStatus) -> int:
+        return self.status.get(status, 0)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        if self.stopped or self.count("interrupted"):
+            return ExitCode.INTERRUPTED
+        if self.count("failed") or self.count("invalid") or self.count("locked"):
+            return ExitCode.FAILED
+        return ExitCode.OK
+
+    def add(self, result: JobResult) -> None:
+        status = result.status
+        self.status[status] = self.status.get(status, 0) + 1
+        if result.outcome:
+            self.outcomes[result.outcome] = self.outcomes.get(result.outcome, 0) + 1
+        where = f"{result.id or '?'} ({result.source}): {result.error}"
+        if status == "invalid" and len(self.invalid) < MAX_LISTED:
+            self.invalid.append(where)
+        elif status in ("failed", "locked") and len(self.failures) < MAX_LISTED:
+            self.failures.append(where)
+        self.llm_calls += result.llm_calls or 0
+        self.tokens += result.tokens or 0
+        if status not in ("skipped", "invalid"):
+            self.durations_ms.append(result.ms)
+        for stage, ms in result.stage_ms.items():
+            self.stage_ms.setdefault(stage, []).append(ms)
+        self.checkpoint_bytes += result.checkpoint_bytes
+        self.checkpoint_ms += result.checkpoint_ms
+        self.checkpoint_io_ms += result.checkpoint_io_ms
+        self.peak_rss_mb_worker = max(self.peak_rss_mb_worker, result.rss_mb)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "requests": self.requests,
+            "status": dict(sorted(self.status.items())),
+            "outcomes": dict(sorted(self.outcomes.items())),
+            "llm_calls": self.llm_calls,
+            "tokens": self.tokens,
+            "p50_ms": round(percentile(self.durations_ms, 50), 2),
+            "p95_ms": round(percentile(self.durations_ms, 95), 2),
+            "wall_s": round(self.wall_s, 3),
+            "workers": self.workers,
+            "checkpoint_bytes": self.checkpoint_bytes,
+            "checkpoint_ms": round(self.checkpoint_ms, 1),
+            "peak_rss_mb_parent": round(self.peak_rss_mb_parent, 1),
+            "peak_rss_mb_worker": round(self.peak_rss_mb_worker, 1),
+            "exit_code": int(self.exit_code),
+            "failures": self.failures,
+            "invalid": self.invalid,
+        }
+
+
+def percentile(values: list[float], pct: float) -> float:
+    """Nearest-rank percentile; 0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * pct // 100))
+    return float(ordered[int(rank) - 1])
