@@ -55,6 +55,7 @@ __all__ = [
 ]
 
 SCHEMA_FILE = "audit.schema.json"
+AUDIT_MEMO_SIZE = 64  # audits of one catalog kept for a repeated question (see audit())
 
 
 def audit_schema() -> dict[str, Any]:
@@ -133,9 +134,37 @@ def audit(
     """Audit ``student`` against ``programs`` (default: the declared ones) plus what-if
     ``add_programs``, counting ``planned`` courses (course -> term) as future enrollments.
 
+    The same question asked twice of one catalog gets the same (frozen) report without a
+    second search: a request's planner, critique and verifier all audit its final plan.
+    The last ``AUDIT_MEMO_SIZE`` answers are kept with the catalog (``Catalog.derived``).
+
     Raises ``UnknownProgramError`` for a program code the catalog does not have and
     ``TermError`` for a planned term that cannot be read.
     """
+    key = (
+        student.model_dump_json(),
+        None if programs is None else tuple(programs),
+        tuple(add_programs),
+        tuple(sorted((planned or {}).items())),
+    )
+    memo: dict[Any, AuditReport] = catalog.derived.setdefault("audit.reports", {})
+    report = memo.get(key)
+    if report is None:
+        report = _audit(catalog, student, programs, add_programs=add_programs, planned=planned)
+        if len(memo) >= AUDIT_MEMO_SIZE:
+            memo.pop(next(iter(memo)))
+        memo[key] = report
+    return report
+
+
+def _audit(
+    catalog: Catalog,
+    student: StudentRecord,
+    programs: Sequence[str] | None,
+    *,
+    add_programs: Sequence[str],
+    planned: Mapping[str, str] | None,
+) -> AuditReport:
     requested = list(student.programs if programs is None else programs)
     for code in [*requested, *add_programs]:
         catalog.program(code)

@@ -87,6 +87,13 @@ class Catalog(CatalogModel):
 
     # Indexes built once; the model is frozen so they never go stale.
     @cached_property
+    def derived(self) -> dict[str, Any]:
+        """Values derived from this catalog that its users compute once and keep here (the
+        planner's index, bounded memo tables such as the audit's): they live and die with
+        the catalog object, so no module keeps a cache keyed on ``id()``."""
+        return {}
+
+    @cached_property
     def course_by_code(self) -> dict[str, Course]:
         return {c.code: c for c in self.courses}
 

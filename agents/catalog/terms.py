@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from agents.errors import TermError
@@ -34,6 +35,12 @@ class Term:
 
     @classmethod
     def parse(cls, text: str) -> Term:
+        """A term from a code ('F2026') or words ('Fall 2026'); terms are immutable, so a
+        text read once is answered from a cache afterwards."""
+        return _parse(text)
+
+    @classmethod
+    def _read(cls, text: str) -> Term:
         raw = text.strip()
         m = _CODE_RE.match(raw.upper())
         if m:
@@ -113,3 +120,8 @@ def term_label(code: str | None) -> str:
 def term_code(text: str) -> str:
     """Normalize any accepted spelling of a term to its code."""
     return Term.parse(text).code
+
+
+@lru_cache(maxsize=4096)
+def _parse(text: str) -> Term:
+    return Term._read(text)

@@ -113,6 +113,14 @@ def _base_name(name: str) -> str:
 
 
 def _phrase_table(catalog: Catalog) -> list[tuple[re.Pattern[str], tuple[str, ...]]]:
+    """The catalog's program phrases as patterns, built once per catalog."""
+    table = catalog.derived.get("llm.program_phrases")
+    if table is None:
+        table = catalog.derived["llm.program_phrases"] = _build_phrase_table(catalog)
+    return table  # type: ignore[no-any-return]
+
+
+def _build_phrase_table(catalog: Catalog) -> list[tuple[re.Pattern[str], tuple[str, ...]]]:
     table: dict[str, set[str]] = {}
     for p in catalog.programs:
         prefix = p.code.split("-")[0]

@@ -1,6 +1,6 @@
-"""Facts about a catalog that every plan reuses, computed once per catalog object:
-anti-requisites in both directions, the minimum grades prerequisites ask of each course,
-and the courses matching each course-set requirement."""
+"""Facts about a catalog that every plan reuses, computed once per catalog and kept with it
+(``Catalog.derived``): anti-requisites in both directions, the minimum grades prerequisites
+ask of each course, and the courses matching each course-set requirement."""
 
 from __future__ import annotations
 
@@ -11,21 +11,18 @@ from agents.catalog import Catalog, CourseCond, iter_prereq
 
 @dataclass
 class CatalogIndex:
-    """Facts about a catalog that every plan reuses (computed once per catalog object)."""
+    """Facts about a catalog that every plan reuses."""
 
     antireqs: dict[str, set[str]]  # both directions
     prereq_grades: dict[str, list[str]]  # course -> minimum grades prerequisites ask of it
     matching: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # leaf -> courses
 
 
-_INDEX: dict[int, tuple[Catalog, CatalogIndex]] = {}
-
-
 def catalog_index(catalog: Catalog) -> CatalogIndex:
-    """The catalog's index; keyed by identity (the catalog is kept alive with its entry)."""
-    hit = _INDEX.get(id(catalog))
-    if hit is not None and hit[0] is catalog:
-        return hit[1]
+    """The catalog's index, built on first use and kept with the catalog."""
+    hit = catalog.derived.get("planner.index")
+    if isinstance(hit, CatalogIndex):
+        return hit
     antireqs: dict[str, set[str]] = {c.code: set(c.antirequisites) for c in catalog.courses}
     grades: dict[str, list[str]] = {}
     for c in catalog.courses:
@@ -37,8 +34,6 @@ def catalog_index(catalog: Catalog) -> CatalogIndex:
                     grades.setdefault(n.course, []).append(n.min_grade)
     for code, others in antireqs.items():
         others.discard(code)
-    if len(_INDEX) >= 8:
-        _INDEX.clear()
     index = CatalogIndex(antireqs, grades)
-    _INDEX[id(catalog)] = (catalog, index)
+    catalog.derived["planner.index"] = index
     return index

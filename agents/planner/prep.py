@@ -98,6 +98,7 @@ class Prep:
         self.total_needed = max(0.0, self.total_units - self.history.units_earned)
         self.min_grades = min_grades_for(catalog, self.leaves)
         self.active = [t.code not in away for t in terms]
+        self._offered: dict[str, tuple[int, ...]] = {}  # terms and active never change
         self.consent: set[str] = set()
         self.pool: list[str] = []
         self.must: set[str] = set()
@@ -151,9 +152,15 @@ class Prep:
             return course.units
         return 0.0
 
-    def offered_positions(self, code: str) -> list[int]:
-        c = self.course(code)
-        return [i for i, t in enumerate(self.terms) if self.active[i] and c.offered.offered_in(t)]
+    def offered_positions(self, code: str) -> tuple[int, ...]:
+        hit = self._offered.get(code)
+        if hit is None:
+            offered = self.course(code).offered
+            hit = tuple(
+                i for i, t in enumerate(self.terms) if self.active[i] and offered.offered_in(t)
+            )
+            self._offered[code] = hit
+        return hit
 
     def units_reachable(self, threshold: float, position: int) -> bool:
         """Whether ``threshold`` units can be complete before ``position`` at full loads."""
