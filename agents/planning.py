@@ -88,21 +88,12 @@ def to_plan_constraints(cs: ConstraintSet, intake: IntakeResult, tools: Toolbox)
         )
         if c not in wanted
     }
-    return PlanConstraints(
-        max_units_per_term=cs.max_units_per_term,
-        min_units_per_term=cs.min_units_per_term,
-        term_max_units=dict(cs.term_max_units),
-        term_min_units=dict(cs.term_min_units),
-        max_courses_per_term=cs.max_courses_per_term,
-        min_units_planned=cs.min_units_planned,
-        terms_away=list(cs.terms_away),
-        target_term=cs.target_term,
-        include=list(cs.include),
-        avoid=list(cs.avoid),
-        fixed=dict(cs.fixed),
+    return PlanConstraints.from_constraint_set(
+        cs,
         exclusive_pairs={first: pairs} if pairs else {},
         not_in_term=not_in,
         interests=interests,
+        horizon_terms=tools.settings.horizon_terms,
         time_limit_s=tools.settings.planner_time_limit_s,
     )
 

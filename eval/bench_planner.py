@@ -54,6 +54,7 @@ from agents.catalog import (
     load_student,
 )
 from agents.planner import PlanConstraints, PlannedTerm, PlanResult, plan
+from agents.policy import catalog_load_caps
 from agents.verifier import verify_plan
 
 REPO = Path(__file__).resolve().parents[1]
@@ -360,7 +361,7 @@ class Row:
 
 
 def run_case(catalog: Catalog, student: StudentRecord, programs: list[str]) -> Row:
-    constraints = PlanConstraints()
+    constraints = PlanConstraints(max_units_per_term=catalog_load_caps(catalog).standard)
     t0 = time.perf_counter()
     result = plan(catalog, student, programs, constraints)
     ms = (time.perf_counter() - t0) * 1000
@@ -425,7 +426,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console(width=160)
     catalog = load_catalog()
     files = sorted(args.students.glob("*.json"))
-    plan(catalog, load_student(files[0]), load_student(files[0]).programs, PlanConstraints())
+    plan(
+        catalog,
+        load_student(files[0]),
+        load_student(files[0]).programs,
+        PlanConstraints(max_units_per_term=catalog_load_caps(catalog).standard),
+    )
     rows: list[Row] = []
     for k, path in enumerate(files):
         student = load_student(path)

@@ -131,7 +131,7 @@ def test_fall_only_course_forces_the_fall_term() -> None:
         [course("10-101", 9, ["fall"]), course("10-102", 9, FS)],
         [program("MAJ", required("10-101", "10-102"))],
     )
-    result = plan(cat, student(["MAJ"]), ["MAJ"], PlanConstraints())
+    result = plan(cat, student(["MAJ"]), ["MAJ"], PlanConstraints(max_units_per_term=54))
     assert whole(result) == ok(
         terms(("S2027", ["10-102"], 9), ("F2027", ["10-101"], 9)),
         {"10-101": ["MAJ/r0"], "10-102": ["MAJ/r1"]},
@@ -146,7 +146,7 @@ ALTERNATE = catalog(
 
 
 def test_alternate_year_offering_waits_for_the_even_fall() -> None:
-    result = plan(ALTERNATE, student(["MAJ"]), ["MAJ"], PlanConstraints())
+    result = plan(ALTERNATE, student(["MAJ"]), ["MAJ"], PlanConstraints(max_units_per_term=54))
     assert whole(result) == ok(
         terms(
             ("S2027", ["10-102"], 9),
@@ -160,7 +160,7 @@ def test_alternate_year_offering_waits_for_the_even_fall() -> None:
 
 
 def test_alternate_year_offering_after_the_target_is_named() -> None:
-    c = PlanConstraints(target_term="S2028")
+    c = PlanConstraints(max_units_per_term=54, target_term="S2028")
     assert whole(plan(ALTERNATE, student(["MAJ"]), ["MAJ"], c)) == infeasible(
         [
             "10-101 is offered only in fall of even years; its next offering is F2028, after "
@@ -172,7 +172,9 @@ def test_alternate_year_offering_after_the_target_is_named() -> None:
 
 
 def test_study_abroad_term_stays_empty() -> None:
-    result = plan(CHAIN, student(["MAJ"], away=["F2027"]), ["MAJ"], PlanConstraints())
+    result = plan(
+        CHAIN, student(["MAJ"], away=["F2027"]), ["MAJ"], PlanConstraints(max_units_per_term=54)
+    )
     assert whole(result) == ok(
         terms(
             ("S2027", ["10-101"], 9),
@@ -204,14 +206,14 @@ def test_course_passed_below_the_minimum_grade_is_retaken() -> None:
         [program("MAJ", required("10-101", "10-201"))],
     )
     record = student(["MAJ"], [{"course": "10-101", "term": "S2026", "grade": "D"}])
-    result = plan(cat, record, ["MAJ"], PlanConstraints())
+    result = plan(cat, record, ["MAJ"], PlanConstraints(max_units_per_term=54))
     assert [t.courses for t in result.terms] == [["10-101"], ["10-201"]]
-    assert verify_plan(cat, record, ["MAJ"], PlanConstraints(), result) == []
+    assert verify_plan(cat, record, ["MAJ"], PlanConstraints(max_units_per_term=54), result) == []
 
 
 def test_in_progress_course_counts_as_passed_at_the_current_term() -> None:
     record = student(["MAJ"], [{"course": "10-101", "term": "F2026", "status": "in_progress"}])
-    result = plan(CHAIN, record, ["MAJ"], PlanConstraints())
+    result = plan(CHAIN, record, ["MAJ"], PlanConstraints(max_units_per_term=54))
     assert [(t.term, t.courses) for t in result.terms] == [
         ("S2027", ["10-201"]),
         ("F2027", ["10-301"]),
@@ -234,7 +236,11 @@ def test_include_avoid_fixed_and_course_limit_are_kept() -> None:
         ],
     )
     c = PlanConstraints(
-        include=["10-104"], avoid=["10-100"], fixed={"10-103": "F2027"}, max_courses_per_term=1
+        max_units_per_term=54,
+        include=["10-104"],
+        avoid=["10-100"],
+        fixed={"10-103": "F2027"},
+        max_courses_per_term=1,
     )
     result = plan(cat, student(["MAJ"]), ["MAJ"], c)
     assert [(t.term, t.courses) for t in result.terms] == [
@@ -270,7 +276,9 @@ def test_min_units_planned_adds_free_electives() -> None:
         [course("10-101", 9, FS), course("20-100", 9, FS)],
         [program("MAJ", required("10-101"))],
     )
-    result = plan(cat, student(["MAJ"]), ["MAJ"], PlanConstraints(min_units_planned=18))
+    result = plan(
+        cat, student(["MAJ"]), ["MAJ"], PlanConstraints(max_units_per_term=54, min_units_planned=18)
+    )
     assert [(t.term, t.courses) for t in result.terms] == [("S2027", ["10-101", "20-100"])]
     assert result.requirement_of["20-100"] == ["free elective"]
 
@@ -288,31 +296,41 @@ def test_sharing_limit_between_major_and_minor_adds_a_course() -> None:
             ),
         ],
     )
-    result = plan(cat, student(["MAJ"]), ["MAJ", "MIN"], PlanConstraints())
+    result = plan(cat, student(["MAJ"]), ["MAJ", "MIN"], PlanConstraints(max_units_per_term=54))
     assert result.units_planned == 27
     assert sorted(c for t in result.terms for c in t.courses) == ["10-101", "10-102", "10-103"]
-    assert verify_plan(cat, student(["MAJ"]), ["MAJ", "MIN"], PlanConstraints(), result) == []
+    assert (
+        verify_plan(
+            cat, student(["MAJ"]), ["MAJ", "MIN"], PlanConstraints(max_units_per_term=54), result
+        )
+        == []
+    )
 
 
 def test_consent_prerequisite_is_planned_with_a_note() -> None:
     cat = catalog(
         [course("10-101", 9, FS, "consent(instructor)")], [program("MAJ", required("10-101"))]
     )
-    result = plan(cat, student(["MAJ"]), ["MAJ"], PlanConstraints())
+    result = plan(cat, student(["MAJ"]), ["MAJ"], PlanConstraints(max_units_per_term=54))
     assert result.notes == ["10-101 needs instructor consent before registration"]
 
 
 def test_nothing_left_graduates_at_the_current_term() -> None:
     record = student(["MAJ"], [{"course": c, "term": "S2026", "grade": "A"} for c in CHAIN_REQ])
-    result = plan(CHAIN, record, ["MAJ"], PlanConstraints())
+    result = plan(CHAIN, record, ["MAJ"], PlanConstraints(max_units_per_term=54))
     assert (result.status, result.terms, result.graduation_term) == ("optimal", [], "F2026")
 
 
 def test_unknown_program_and_course_are_rejected() -> None:
     with pytest.raises(UnknownProgramError):
-        plan(CHAIN, student(["MAJ"]), ["NOPE"], PlanConstraints())
+        plan(CHAIN, student(["MAJ"]), ["NOPE"], PlanConstraints(max_units_per_term=54))
     with pytest.raises(PlanningError, match="include: unknown course '99-999'"):
-        plan(CHAIN, student(["MAJ"]), ["MAJ"], PlanConstraints(include=["99-999"]))
+        plan(
+            CHAIN,
+            student(["MAJ"]),
+            ["MAJ"],
+            PlanConstraints(max_units_per_term=54, include=["99-999"]),
+        )
 
 
 def test_same_input_twice_gives_the_same_plan() -> None:
@@ -549,7 +567,7 @@ from tests.planner_strategies import realistic_catalog, realistic_student
 from agents.planner import PlanConstraints, plan
 cat = realistic_catalog(1)
 record = realistic_student(cat, "ECON-BA", 1, 1)
-result = plan(cat, record, ["ECON-BA", "PHIL-MIN"], PlanConstraints())
+result = plan(cat, record, ["ECON-BA", "PHIL-MIN"], PlanConstraints(max_units_per_term=54))
 out = result.model_dump()
 out.pop("solve_ms")
 print(json.dumps(out, sort_keys=True))
@@ -571,7 +589,7 @@ def test_same_plan_across_processes_with_different_hash_seeds() -> None:
 def test_full_degree_plan_on_a_generated_catalog_is_optimal_and_verified() -> None:
     cat = realistic_catalog(2)
     record = realistic_student(cat, "CS-BS", 0, 2)
-    c = PlanConstraints()
+    c = PlanConstraints(max_units_per_term=54)
     result = plan(cat, record, ["CS-BS"], c)
     assert (result.status, result.graduation_term) == ("optimal", "F2029")
     assert (result.units_planned, result.extra_units) == (316.0, 1.0)

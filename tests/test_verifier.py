@@ -45,7 +45,7 @@ CAT = catalog(
     ],
 )
 STUDENT = student(["MAJ"])
-DEFAULT = PlanConstraints()
+DEFAULT = PlanConstraints(max_units_per_term=54)
 
 
 def make(*rows: tuple[str, list[str]]) -> PlanResult:
@@ -122,7 +122,7 @@ def test_load_over_the_cap_is_a_defect() -> None:
 
 
 def test_load_under_the_floor_is_a_defect() -> None:
-    assert defects(GOOD, PlanConstraints(min_units_per_term=18)) == [
+    assert defects(GOOD, PlanConstraints(max_units_per_term=54, min_units_per_term=18)) == [
         ("units_min", "S2027", None, "9 units in S2027 are below the floor of 18"),
         ("units_min", "F2027", None, "9 units in F2027 are below the floor of 18"),
     ]
@@ -130,7 +130,7 @@ def test_load_under_the_floor_is_a_defect() -> None:
 
 def test_too_many_courses_is_a_defect() -> None:
     broken = make(("S2027", ["10-101", "10-401"]), ("F2027", ["10-201"]))
-    assert defects(broken, PlanConstraints(max_courses_per_term=1)) == [
+    assert defects(broken, PlanConstraints(max_units_per_term=54, max_courses_per_term=1)) == [
         ("max_courses", "S2027", None, "2 courses in S2027 exceed the limit of 1")
     ]
 
@@ -168,7 +168,7 @@ def test_antirequisites_together_are_a_defect() -> None:
 
 
 def test_graduation_after_the_target_is_a_defect() -> None:
-    assert defects(GOOD, PlanConstraints(target_term="S2027")) == [
+    assert defects(GOOD, PlanConstraints(max_units_per_term=54, target_term="S2027")) == [
         ("target", "F2027", None, "graduation in F2027 is after the target S2027")
     ]
 

@@ -10,33 +10,7 @@ from agents.artifacts.base import (
     Artifact,
     StageStatus,
 )
-
-
-class ConstraintSet(Artifact):
-    """The constraints the planner is given: the student's plus those added by refinement."""
-
-    max_units_per_term: float = Field(description="Units cap for every term.")
-    min_units_per_term: float = Field(default=0, description="Units floor for every term.")
-    term_max_units: dict[str, float] = Field(
-        default_factory=dict, description="Per-term caps overriding the general cap."
-    )
-    term_min_units: dict[str, float] = Field(
-        default_factory=dict, description="Per-term floors overriding the general floor."
-    )
-    max_courses_per_term: int | None = Field(default=None, description="Courses cap per term.")
-    min_units_planned: float = Field(
-        default=0, ge=0, description="Plan at least this many new units (e.g. for residency)."
-    )
-    terms_away: list[str] = Field(default_factory=list, description="Terms with no courses.")
-    target_term: str | None = Field(default=None, description="Graduate no later than this.")
-    include: list[str] = Field(default_factory=list, description="Courses that must be planned.")
-    avoid: list[str] = Field(default_factory=list, description="Courses that must not be.")
-    fixed: dict[str, str] = Field(
-        default_factory=dict, description="Courses pinned to a term (course -> term)."
-    )
-    approvals_assumed: list[str] = Field(
-        default_factory=list, description="Rule ids whose approval the plan relies on."
-    )
+from agents.planner import ConstraintSet
 
 
 class ScheduledCourse(Artifact):

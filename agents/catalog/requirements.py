@@ -9,6 +9,7 @@ a pattern. Requirement ids are unique within a program (checked in
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Annotated, Literal, Union
 
 from pydantic import Field
@@ -90,5 +91,9 @@ NOfRequirement.model_rebuild()
 
 def pattern_matches(pattern: str, code: str) -> bool:
     """'15-3xx' matches '15-312'; 'x' stands for one digit, everything else is literal."""
-    rx = "".join("[0-9]" if ch in "xX" else re.escape(ch) for ch in pattern)
-    return re.fullmatch(rx, code) is not None
+    return _pattern_regex(pattern).fullmatch(code) is not None
+
+
+@lru_cache(maxsize=1024)
+def _pattern_regex(pattern: str) -> re.Pattern[str]:
+    return re.compile("".join("[0-9]" if ch in "xX" else re.escape(ch) for ch in pattern))

@@ -8,6 +8,7 @@ given, the best attempt of a repeated course) are computed here so every tool ag
 from __future__ import annotations
 
 import json
+from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
@@ -71,8 +72,17 @@ class StudentRecord(BaseModel):
 
     # ------------------------------------------------------------------ derived facts
 
+    @cached_property
+    def _attempts(self) -> dict[str, list[CourseAttempt]]:
+        by_code: dict[str, list[CourseAttempt]] = {}
+        for a in self.courses:
+            by_code.setdefault(a.course, []).append(a)
+        return by_code
+
     def attempts_of(self, code: str) -> list[CourseAttempt]:
-        return [a for a in self.courses if a.course == code]
+        """Every attempt of ``code``, in record order (the record is frozen, so the index
+        by course is built once)."""
+        return list(self._attempts.get(code, ()))
 
     def best_attempt(self, code: str, catalog: Catalog) -> CourseAttempt | None:
         """The attempt that counts: best grade among completed attempts, else in progress."""

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from agents.planner.api import plan
-from agents.planner.schema import PlanConstraints, PlannedTerm, PlanResult
+from agents.planner.schema import ConstraintSet, PlanConstraints, PlannedTerm, PlanResult
 from agents.planner.sections import (
     SectionChoice,
     always_clashing,
@@ -16,6 +16,7 @@ from agents.planner.sections import (
 )
 
 __all__ = [
+    "ConstraintSet",
     "PlanConstraints",
     "PlanResult",
     "PlannedTerm",

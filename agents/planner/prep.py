@@ -99,6 +99,11 @@ class Prep:
         self.min_grades = min_grades_for(catalog, self.leaves)
         self.active = [t.code not in away for t in terms]
         self._offered: dict[str, tuple[int, ...]] = {}  # terms and active never change
+        self.index = catalog_index(catalog)
+        # Units full loads complete before each position (caps of active terms before it).
+        self._cap_before = [0.0]
+        for i, cap in enumerate(caps):
+            self._cap_before.append(self._cap_before[-1] + (cap if self.active[i] else 0.0))
         self.consent: set[str] = set()
         self.pool: list[str] = []
         self.must: set[str] = set()
@@ -143,7 +148,7 @@ class Prep:
         return any(other in self.history.passed for other in self.antireqs(code))
 
     def antireqs(self, code: str) -> set[str]:
-        return catalog_index(self.catalog).antireqs.get(code, set())
+        return self.index.antireqs.get(code, set())
 
     def gain(self, code: str) -> float:
         """Units a planned attempt adds toward the degree total (0 for a grade-raising retake)."""
@@ -164,7 +169,7 @@ class Prep:
 
     def units_reachable(self, threshold: float, position: int) -> bool:
         """Whether ``threshold`` units can be complete before ``position`` at full loads."""
-        cap = sum(self.caps[j] for j in range(position) if self.active[j])
+        cap = self._cap_before[min(position, len(self.caps))]
         return self.history.units_earned + cap >= threshold
 
     def threshold(self, node: StandingCond | UnitsCond) -> float:

@@ -1,8 +1,9 @@
 """The planner's public models: what is asked of a plan and what comes back.
 
-``PlanConstraints`` is the request (unit loads, terms, courses to include or avoid, the
-horizon); ``PlanResult`` the answer, one ``PlannedTerm`` per term through graduation, or
-the readable reasons why no plan exists.
+``ConstraintSet`` is what is negotiated (unit loads, terms, courses to include or avoid);
+``PlanConstraints`` extends it into one planning call's request (horizon, derived facts);
+``PlanResult`` is the answer, one ``PlannedTerm`` per term through graduation, or the
+readable reasons why no plan exists.
 """
 
 from __future__ import annotations
@@ -16,24 +17,23 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class PlanConstraints(_Model):
-    """What the student (or the policy critique) asks of the plan."""
+class ConstraintSet(_Model):
+    """The negotiable constraints of a plan: the student's own wishes plus what refinement
+    added. It is what a ``Schedule`` records and what refinement revises; the planner's
+    ``PlanConstraints`` extend it with what the pipeline derives for one solve."""
 
-    max_units_per_term: float = Field(default=54, gt=0, description="Unit cap for every term.")
+    max_units_per_term: float = Field(description="Units cap for every term.")
     min_units_per_term: float = Field(
-        default=0, ge=0, description="Unit floor for every fall/spring term up to graduation."
+        default=0, ge=0, description="Units floor for every fall/spring term up to graduation."
     )
     term_max_units: dict[str, float] = Field(
-        default_factory=dict, description="Per-term cap overrides: term code -> units."
+        default_factory=dict, description="Per-term caps overriding the general cap."
     )
     term_min_units: dict[str, float] = Field(
-        default_factory=dict, description="Per-term floor overrides: term code -> units."
+        default_factory=dict, description="Per-term floors overriding the general floor."
     )
     max_courses_per_term: int | None = Field(
         default=None, ge=1, description="Most courses in one term (None: no limit)."
-    )
-    terms_away: list[str] = Field(
-        default_factory=list, description="Terms with no enrollment, added to the record's."
     )
     min_units_planned: float = Field(
         default=0,
@@ -41,20 +41,38 @@ class PlanConstraints(_Model):
         description="Plan at least this many new units, beyond what the degree total needs "
         "(e.g. units that must be earned here for residency).",
     )
-    first_term: str | None = Field(
-        default=None, description="First planned term; default: the term after the current one."
+    terms_away: list[str] = Field(
+        default_factory=list, description="Terms with no courses, added to the record's."
     )
     target_term: str | None = Field(
         default=None, description="Graduate no later than this term (hard)."
     )
+    include: list[str] = Field(default_factory=list, description="Courses that must be planned.")
+    avoid: list[str] = Field(default_factory=list, description="Courses that must not be.")
+    fixed: dict[str, str] = Field(
+        default_factory=dict, description="Courses pinned to a term (course -> term)."
+    )
+    approvals_assumed: list[str] = Field(
+        default_factory=list, description="Rule ids whose approval the plan relies on."
+    )
+
+
+class PlanConstraints(ConstraintSet):
+    """Everything one planning call is given: a constraint set plus the facts the pipeline
+    derives for it (the next term's clashing pairs, courses barred from a term, interest
+    scores) and the run's settings (horizon, time limit)."""
+
+    max_units_per_term: float = Field(gt=0, description="Unit cap for every term.")
+    first_term: str | None = Field(
+        default=None, description="First planned term; default: the term after the current one."
+    )
     latest_term: str | None = Field(
         default=None,
-        description="End of the search horizon; default: first term plus 11 regular terms.",
+        description="End of the search horizon; default: the last of ``horizon_terms`` "
+        "regular terms from the first.",
     )
-    include: list[str] = Field(default_factory=list, description="Courses the plan must take.")
-    avoid: list[str] = Field(default_factory=list, description="Courses the plan must not take.")
-    fixed: dict[str, str] = Field(
-        default_factory=dict, description="Courses already placed: course -> term code."
+    horizon_terms: int = Field(
+        default=12, ge=1, description="Regular terms the plan may use, counting the first."
     )
     exclusive_pairs: dict[str, list[tuple[str, str]]] = Field(
         default_factory=dict,
@@ -71,6 +89,11 @@ class PlanConstraints(_Model):
     )
     include_summer: bool = Field(default=False, description="Whether summers may be used.")
     time_limit_s: float = Field(default=10.0, gt=0, description="Solver time limit in seconds.")
+
+    @classmethod
+    def from_constraint_set(cls, cs: ConstraintSet, **derived: object) -> PlanConstraints:
+        """``cs`` with the derived fields added."""
+        return cls.model_validate({**cs.model_dump(), **derived})
 
 
 class PlannedTerm(_Model):

@@ -41,7 +41,7 @@ class PlanSetup:
             else current.next_regular(c.include_summer)
         )
         latest = parse_term(c.latest_term, "latest_term") if c.latest_term else None
-        self.latest: Term = latest or default_latest(self.first)
+        self.latest: Term = latest or default_latest(self.first, c.horizon_terms)
         self.target = parse_term(c.target_term, "target_term") if c.target_term else None
         if self.latest < self.first:
             raise PlanningError(

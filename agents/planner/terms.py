@@ -18,9 +18,10 @@ def horizon(first: Term, last: Term, include_summer: bool) -> list[Term]:
     return out
 
 
-def default_latest(first: Term) -> Term:
+def default_latest(first: Term, horizon_terms: int) -> Term:
+    """The last of ``horizon_terms`` regular terms starting at ``first``."""
     t = first
-    for _ in range(11):
+    for _ in range(horizon_terms - 1):
         t = t.next_regular()
     return t
 
