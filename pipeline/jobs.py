@@ -4,6 +4,7 @@ worker, the parent's stop flag, and death with the parent)."""
 
 from __future__ import annotations
 
+import gc
 import os
 import resource
 import signal
@@ -101,6 +102,9 @@ class WorkerState:
             self._factory = ToolboxFactory(
                 catalog_path=self.opts.catalog, backend=self.opts.backend, model=self.opts.model
             )
+            # The catalog, its indexes and the loaded modules live as long as the worker:
+            # keep them out of every later garbage collection (done once per worker).
+            gc.freeze()
         return self._factory, self._stages
 
     def _skippable(self, request: PlanRequest) -> CheckpointSummary | None:

@@ -38,7 +38,7 @@ from agents.catalog import (
     UnitsCond,
     iter_prereq,
 )
-from agents.planner.cpsat import unit_scale, weighted
+from agents.planner.cpsat import Model, unit_scale, weighted
 from agents.planner.prep import Prep
 from agents.planner.select import encode_requirements, encode_total_and_antirequisites
 
@@ -55,7 +55,7 @@ class PlanModel:
         counts: dict[str, list[str]] | None = None,
     ) -> None:
         self.prep = prep
-        self.m = cp_model.CpModel()
+        self.m = Model()
         self.n = len(prep.terms)
         self.s = unit_scale([prep.course(c).units for c in prep.pool] or [1.0])
         self.u = {c: round(prep.course(c).units * self.s) for c in prep.pool}

@@ -29,6 +29,7 @@ from ortools.sat.python import cp_model
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.catalog import Catalog, Meeting, Section, Term
+from agents.planner.cpsat import Model
 
 log = structlog.get_logger(__name__)
 
@@ -212,7 +213,7 @@ def select_sections(
     offered = {c: _sections(catalog, term, c) for c in courses}
     unscheduled = [c for c in courses if not offered[c]]
     placed = [c for c in courses if offered[c]]
-    m = cp_model.CpModel()
+    m = Model()
     pick = {(c, k): m.new_bool_var(f"s[{c},{k}]") for c in placed for k in range(len(offered[c]))}
     for c in placed:
         m.add_exactly_one(pick[(c, k)] for k in range(len(offered[c])))
@@ -302,7 +303,7 @@ def _alternative(
         ]
         for c in every
     }
-    m = cp_model.CpModel()
+    m = Model()
     pick = {(c, k): m.new_bool_var(f"s[{c},{k}]") for c in every for k, _ in usable[c]}
     take = {c: m.new_bool_var(f"take[{c}]") for c in every}
     for c in every:

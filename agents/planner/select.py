@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from agents.catalog import AllOf, AnyOf, CourseCond, PrereqNode, ProgramCond
-from agents.planner.cpsat import make_solver, weighted
+from agents.planner.cpsat import Model, make_solver, weighted
 from agents.planner.prep import Prep
 from agents.planner.reqtree import ReqTree
 
@@ -162,7 +162,7 @@ class SelectionModel:
 
     def __init__(self, p: Prep, scale: int, units: dict[str, int], gain: dict[str, int]) -> None:
         self.p = p
-        self.m = cp_model.CpModel()
+        self.m = Model()
         self.units = units
         self.gain = gain
         self.scale = scale
