@@ -1,19 +1,50 @@
 """The planner: CP-SAT plans to graduation (``plan``) and next-term section selection
-(``select_sections``). The independent checker lives in ``agents.verifier``."""
+(``select_sections``). The independent checker lives in ``agents.verifier``.
+
+The models (``ConstraintSet``, ``PlanConstraints``, ``PlanResult``, ``PlannedTerm``) load
+with the package; the solver-backed names load OR-Tools on first use, so code that only
+reads or writes artifacts (the batch driver, ``advise status``) never pays for it.
+"""
 
 from __future__ import annotations
 
-from agents.planner.api import plan
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from agents.planner.schema import ConstraintSet, PlanConstraints, PlannedTerm, PlanResult
-from agents.planner.sections import (
-    SectionChoice,
-    always_clashing,
-    describe,
-    meetings_overlap,
-    never_free,
-    normalize_days,
-    select_sections,
-)
+
+if TYPE_CHECKING:
+    from agents.planner.api import plan
+    from agents.planner.sections import (
+        SectionChoice,
+        always_clashing,
+        describe,
+        meetings_overlap,
+        never_free,
+        normalize_days,
+        select_sections,
+    )
+
+_SOLVER_BACKED = {
+    "plan": "agents.planner.api",
+    "SectionChoice": "agents.planner.sections",
+    "always_clashing": "agents.planner.sections",
+    "describe": "agents.planner.sections",
+    "meetings_overlap": "agents.planner.sections",
+    "never_free": "agents.planner.sections",
+    "normalize_days": "agents.planner.sections",
+    "select_sections": "agents.planner.sections",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _SOLVER_BACKED.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agents.planner' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ConstraintSet",

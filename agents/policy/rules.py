@@ -162,9 +162,9 @@ def catalog_load_caps(catalog: Catalog) -> LoadCaps:
     standard = [
         r.limit
         for r in catalog.policies
-        if r.kind == "max_units_per_term" and r.limit and not r.applies_when.status_in
+        if r.kind == "max_units_per_term" and r.limit is not None and not r.applies_when.status_in
     ]
-    overload = [r.limit for r in catalog.policies if r.kind == "overload" and r.limit]
+    overload = [r.limit for r in catalog.policies if r.kind == "overload" and r.limit is not None]
     unbounded = sum(c.units for c in catalog.courses)
     std = min(standard) if standard else unbounded
     return LoadCaps(standard=std, ceiling=max([std, *overload]))
