@@ -120,8 +120,7 @@ class Allocator:
     def matches(self, req: Leaf, code: str) -> bool:
         if isinstance(req, CourseRequirement):
             return req.course == code
-        course = self.catalog.course_by_code.get(code)
-        return course is not None and req.matches(course)
+        return code in self.catalog.courses_matching(req)
 
     def disqualified(self, opt: Option, min_grade: str | None) -> str | None:
         """Why ``opt`` cannot count toward a leaf with ``min_grade``; None if it can."""

@@ -145,9 +145,7 @@ class LeafBuilder:
         options: list[str] = []
         if status != "met":
             excluded = self.excluded(a, idx, req)
-            options = sorted(
-                c.code for c in self.catalog.courses if req.matches(c) and c.code not in excluded
-            )
+            options = sorted(self.catalog.courses_matching(req) - set(excluded))
         units_left = max(0.0, req.min_units - units) if req.min_units is not None else 0.0
         # A lower bound: the cheapest options, or any matching course when too few are left.
         pick = options

@@ -20,6 +20,7 @@ from agents.catalog.courses import Course
 from agents.catalog.policies import DocSection, Document, PolicyRule
 from agents.catalog.prereq import ClassStanding
 from agents.catalog.programs import Program
+from agents.catalog.requirements import CourseSetRequirement
 
 
 class GradeDef(CatalogModel):
@@ -92,6 +93,18 @@ class Catalog(CatalogModel):
         planner's index, bounded memo tables such as the audit's): they live and die with
         the catalog object, so no module keeps a cache keyed on ``id()``."""
         return {}
+
+    def courses_matching(self, req: CourseSetRequirement) -> frozenset[str]:
+        """Codes of this catalog's courses that course-set requirement ``req`` matches,
+        computed once per requirement node (the node is kept with the answer, so its
+        identity cannot be reused while the answer is)."""
+        memo: dict[int, tuple[CourseSetRequirement, frozenset[str]]]
+        memo = self.derived.setdefault("courses_matching", {})
+        hit = memo.get(id(req))
+        if hit is None or hit[0] is not req:
+            hit = (req, frozenset(c.code for c in self.courses if req.matches(c)))
+            memo[id(req)] = hit
+        return hit[1]
 
     @cached_property
     def course_by_code(self) -> dict[str, Course]:

@@ -97,7 +97,8 @@ class Prep:
         self.total_units = max(totals) if totals else 0.0
         self.total_needed = max(0.0, self.total_units - self.history.units_earned)
         self.min_grades = min_grades_for(catalog, self.leaves)
-        self.active = [t.code not in away for t in terms]
+        self.term_codes = [t.code for t in terms]
+        self.active = [c not in away for c in self.term_codes]
         self._offered: dict[str, tuple[int, ...]] = {}  # terms and active never change
         self.index = catalog_index(catalog)
         # Units full loads complete before each position (caps of active terms before it).
@@ -242,11 +243,14 @@ class Prep:
         return Analysis(est, why)
 
     def allowed_for(self, code: str) -> list[int]:
+        codes = self.term_codes
         if code in self.fixed:
             code_term = self.fixed[code]
-            return [i for i in self.offered_positions(code) if self.terms[i].code == code_term]
-        barred = self.not_in.get(code, set())
-        return [i for i in self.offered_positions(code) if self.terms[i].code not in barred]
+            return [i for i in self.offered_positions(code) if codes[i] == code_term]
+        barred = self.not_in.get(code)
+        if not barred:
+            return list(self.offered_positions(code))
+        return [i for i in self.offered_positions(code) if codes[i] not in barred]
 
     def chain(self, code: str, analysis: Analysis) -> list[str]:
         """The prerequisite chain ending in ``code`` that bounds its earliest term."""
