@@ -184,21 +184,18 @@ def outputs_present(out_dir: Path, request_id: str) -> bool:
     return all((out_dir / f"{request_id}{suffix}").is_file() for suffix in OUTPUT_SUFFIXES)
 
 
-def write_outputs(ctx: WorkflowContext, stages: StageSet, out_dir: Path) -> list[Path]:
-    """Render the recommendation to JSON, Markdown and HTML, each written atomically."""
+def render_outputs(ctx: WorkflowContext, stages: StageSet, out_dir: Path) -> dict[Path, bytes]:
+    """The recommendation as JSON, Markdown and HTML, by output file."""
     rec = ctx.recommendation
     if rec is None:
         raise MachineDefinitionError(
             "done", f"was reached by {ctx.request_id!r} without a recommendation"
         )
-    out_dir.mkdir(parents=True, exist_ok=True)
     renders = (stages.render.to_json, stages.render.to_markdown, stages.render.to_html)
-    files = {
+    return {
         out_dir / f"{ctx.request_id}{suffix}": render(rec).encode("utf-8")
         for suffix, render in zip(OUTPUT_SUFFIXES, renders, strict=True)
     }
-    atomic_write_many(files)
-    return list(files)
 
 
 def _traceback_summary(exc: BaseException, limit: int = 6) -> list[str]:
@@ -298,8 +295,10 @@ def _run_locked(
         _drive(ctx, stages, tools, store, settings.max_rounds, stop)
     done = ctx.state is State.done
     if done and out_dir is not None and not outputs_present(out_dir, rid):
+        files = render_outputs(ctx, stages, out_dir)  # while the last checkpoint is written
         store.flush()  # outputs only ever follow a durable "done" checkpoint
-        write_outputs(ctx, stages, out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write_many(files)
     return ctx
 
 
