@@ -268,3 +268,11 @@ def test_mermaid_diagram_is_drawn_from_the_table() -> None:
         "failed --> critique: retry [failed_here]",
     ):
         assert line in text
+
+
+def test_every_real_agent_has_the_one_stage_signature() -> None:
+    import inspect
+
+    for state, agent in load_stages("real").agents.items():
+        params = list(inspect.signature(agent.run).parameters)
+        assert params == ["case", "tools"], f"{state.value}: run{tuple(params)}"
