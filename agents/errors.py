@@ -7,7 +7,9 @@ Hierarchy::
      ├── PrereqSyntaxError         a prerequisite expression with a syntax error (has .column)
      ├── CatalogError              a catalog file that cannot be used (has .problems)
      │    ├── CatalogSchemaError   fails the published JSON Schema
-     │    └── CatalogReferenceError  a reference that does not resolve, or a cycle
+     │    ├── CatalogReferenceError  a reference that does not resolve, or a cycle
+     │    └── LayoutError          a catalog directory (authoring layout) with problems,
+     │                             or a catalog the layout cannot hold
      ├── StudentRecordError        a student record that cannot be used (has .problems)
      ├── UnknownProgramError       a program code that is not in the catalog
      ├── UnknownReferenceError     a rule, document or section id that is not in the catalog
@@ -82,6 +84,12 @@ class CatalogSchemaError(CatalogError):
 
 class CatalogReferenceError(CatalogError):
     """A catalog whose references do not resolve, or whose prerequisites form a cycle."""
+
+
+class LayoutError(CatalogError):
+    """A catalog directory that cannot be built, or a catalog that cannot be exported to
+    one; each problem names the file, the line (and column for CSV cells), the value and
+    the fix."""
 
 
 class StudentRecordError(_ProblemsError):

@@ -1,5 +1,6 @@
 """The ``advise`` commands over the catalog and student records, which need no pipeline
-state: ``catalog validate``, ``catalog show`` and ``audit``."""
+state: ``catalog validate``, ``catalog show``, ``catalog build``, ``catalog export`` and
+``audit``."""
 
 from __future__ import annotations
 
@@ -12,13 +13,17 @@ from pipeline.cli_common import EXIT_OK, Formatter
 def add_catalog(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "catalog",
-        help="validate or summarize a catalog",
+        help="validate, summarize, build or export a catalog",
         formatter_class=Formatter,
-        description="Validate a catalog file or print its counts.\n\nexamples:\n"
+        description="Validate a catalog file or print its counts; build a catalog from a\n"
+        "directory of CSV, YAML and Markdown files, or export a catalog to one.\n\nexamples:\n"
         "  advise catalog validate\n  advise catalog validate my_catalog.json\n"
-        "  advise catalog show --json",
+        "  advise catalog show --json\n  advise catalog build my-catalog/ -o catalog.json\n"
+        "  advise catalog export catalog.json my-catalog/",
     )
-    csub = p.add_subparsers(dest="catalog_cmd", required=True, metavar="{validate,show}")
+    csub = p.add_subparsers(
+        dest="catalog_cmd", required=True, metavar="{validate,show,build,export}"
+    )
     v = csub.add_parser(
         "validate",
         help="check a catalog against the schema and its cross-references",
@@ -38,6 +43,61 @@ def add_catalog(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     s.add_argument("--catalog", help="catalog JSON file (default: the bundled sample)")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(handler=_cmd_catalog_show)
+    _add_authoring(csub)
+
+
+def _add_authoring(csub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    b = csub.add_parser(
+        "build",
+        help="build catalog JSON from a catalog directory",
+        formatter_class=Formatter,
+        description="Read a catalog directory (institution.yaml, courses.csv, sections.csv,\n"
+        "programs/*.yaml, policies.yaml, documents/*.md), check the catalog like\n"
+        "'catalog validate' and write its JSON. Every problem names its file and line.\n"
+        "See docs/catalog-guide.md.\n\n"
+        "example:\n  advise catalog build my-catalog/ -o catalog.json",
+    )
+    b.add_argument("directory", help="catalog directory")
+    b.add_argument("-o", "--output", required=True, help="catalog JSON file to write")
+    b.set_defaults(handler=_cmd_catalog_build)
+    e = csub.add_parser(
+        "export",
+        help="write a catalog JSON file as a catalog directory",
+        formatter_class=Formatter,
+        description="Write a catalog as a directory of CSV, YAML and Markdown files that\n"
+        "'catalog build' turns back into the same catalog (to migrate a catalog).\n\n"
+        "example:\n  advise catalog export catalog.json my-catalog/",
+    )
+    e.add_argument("catalog", help="catalog JSON file")
+    e.add_argument("directory", help="directory to write (new or empty unless --force)")
+    e.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite a non-empty directory, removing program and document files "
+        "that are not in the catalog",
+    )
+    e.set_defaults(handler=_cmd_catalog_export)
+
+
+def _cmd_catalog_build(args: argparse.Namespace) -> int:
+    from agents.catalog.authoring import build_to_file
+
+    cat = build_to_file(args.directory, args.output)
+    print(
+        f"{args.output}: built from {args.directory} ({len(cat.courses)} courses, "
+        f"{len(cat.programs)} programs, {len(cat.policies)} policy rules, "
+        f"{len(cat.documents)} documents)"
+    )
+    return EXIT_OK
+
+
+def _cmd_catalog_export(args: argparse.Namespace) -> int:
+    from agents.catalog import load_catalog
+    from agents.catalog.authoring import export_catalog
+
+    written = export_catalog(load_catalog(args.catalog), args.directory, force=args.force)
+    print(f"{args.directory}: wrote {len(written)} files from {args.catalog}")
+    return EXIT_OK
 
 
 def _cmd_catalog_validate(args: argparse.Namespace) -> int:

@@ -1,0 +1,282 @@
+"""``courses.csv`` (one row per course) and ``sections.csv`` (one row per meeting).
+
+Rows of ``sections.csv`` with the same course, term and section form one section; each
+row adds a meeting (a row with empty days, start and end adds none). Row order is kept:
+courses in the order of their rows, a course's sections in the order they first appear,
+a section's meetings in row order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from agents.catalog.authoring.csvfiles import (
+    Cell,
+    Row,
+    read_choice,
+    read_integer,
+    read_list,
+    read_number,
+    read_rows,
+)
+from agents.catalog.authoring.sourcemap import SourceMap
+from agents.catalog.prereq import COURSE_CODE_PATTERN, parse_prereq
+from agents.catalog.terms import Term
+from agents.errors import PrereqSyntaxError, TermError
+
+COURSE_COLUMNS = (
+    "code",
+    "title",
+    "units",
+    "department",
+    "level",
+    "description",
+    "attributes",
+    "offered_terms",
+    "offered_years",
+    "prerequisites",
+    "corequisites",
+    "antirequisites",
+    "repeatable",
+    "grading",
+)
+COURSE_REQUIRED = ("code", "title", "units", "department", "level", "offered_terms")
+SECTION_COLUMNS = (
+    "course",
+    "term",
+    "section",
+    "days",
+    "start",
+    "end",
+    "location",
+    "instructor",
+    "capacity",
+)
+SECTION_REQUIRED = ("course", "term", "section")
+
+SEASONS = ("spring", "summer", "fall")
+YEARS = ("every", "odd", "even")
+GRADING = ("graded", "pass_fail_allowed", "pass_fail_only")
+_YES = {"yes": True, "true": True, "y": True, "no": False, "false": False, "n": False}
+_DAYS_RE = re.compile(r"^[MTWRFSU]+$")
+_TIME_RE = re.compile(r"^([01]?[0-9]|2[0-3]):([0-5][0-9])$")
+EXPRESSION_HINT = "write an expression such as '15-112 and (21-127 or 21-128[C])'"
+
+
+def read_prereq(cell: Cell, problems: list[str]) -> Any:
+    """An expression (kept as text; the loader parses it) or a JSON tree for trees the
+    expression syntax cannot say; None when the cell is empty."""
+    text = cell.text.strip()
+    if not text:
+        return None
+    if text.startswith("{"):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            problems.append(
+                f"{cell.where}: {text!r} is not valid JSON ({exc.msg} at character "
+                f"{exc.colno}) - {EXPRESSION_HINT}"
+            )
+            return None
+    try:
+        parse_prereq(text)
+    except PrereqSyntaxError as exc:
+        problems.append(
+            f"{cell.where}: {text!r} has an error at character {exc.column}: {exc.reason} "
+            f"- {EXPRESSION_HINT}"
+        )
+        return None
+    return text
+
+
+def _course(row: Row, index: int, smap: SourceMap, problems: list[str]) -> dict[str, Any]:
+    at: tuple[str | int, ...] = ("courses", index)
+    smap.add(at, row.where)
+    for column in COURSE_COLUMNS:
+        smap.add((*at, column), row.cell(column).where)
+    smap.add((*at, "offered", "terms"), row.cell("offered_terms").where)
+    smap.add((*at, "offered", "years"), row.cell("offered_years").where)
+
+    code = row.cells["code"].strip()
+    if not re.fullmatch(COURSE_CODE_PATTERN, code):
+        problems.append(
+            f"{row.cell('code').where}: {code!r} is not a course code - write codes such as "
+            "'15-112', 'CS 101' or 'MATH221'"
+        )
+    course: dict[str, Any] = {
+        "code": code,
+        "title": row.cells["title"],
+        "units": read_number(row.cell("units"), "units", problems),
+        "department": row.cells["department"],
+        "level": read_integer(row.cell("level"), "the level", "100 or 300", problems),
+    }
+    if row.cells.get("description"):
+        course["description"] = row.cells["description"]
+    if attributes := read_list(row.cell("attributes")):
+        course["attributes"] = attributes
+    terms = []
+    for term in read_list(row.cell("offered_terms")) or [""]:
+        if term.lower() not in SEASONS:
+            problems.append(
+                f"{row.cell('offered_terms').where}: {term!r} is not a season - write "
+                f"seasons from {', '.join(SEASONS)} separated by ';', e.g. 'fall;spring'"
+            )
+        terms.append(term.lower())
+    offered: dict[str, Any] = {"terms": terms}
+    if row.cells.get("offered_years", "").strip():
+        offered["years"] = read_choice(row.cell("offered_years"), YEARS, "a year pattern", problems)
+    course["offered"] = offered
+    for field in ("prerequisites", "corequisites"):
+        tree = read_prereq(row.cell(field), problems)
+        if tree is not None:
+            course[field] = tree
+    if antirequisites := read_list(row.cell("antirequisites")):
+        course["antirequisites"] = antirequisites
+    if text := row.cells.get("repeatable", "").strip():
+        if text.lower() in _YES:
+            course["repeatable"] = _YES[text.lower()]
+        else:
+            problems.append(
+                f"{row.cell('repeatable').where}: {text!r} is not yes or no - write yes if "
+                "the course may be taken again for credit, no or nothing otherwise"
+            )
+    if row.cells.get("grading", "").strip():
+        course["grading"] = read_choice(row.cell("grading"), GRADING, "a grading option", problems)
+    return course
+
+
+def read_courses(
+    path: Path, smap: SourceMap, problems: list[str]
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The courses of ``courses.csv`` and each code's index in the list (-1 for the code of
+    a row that could not be read)."""
+    rows = read_rows(path, "courses.csv", COURSE_COLUMNS, COURSE_REQUIRED, problems)
+    courses: list[dict[str, Any]] = []
+    index: dict[str, int] = {}
+    first_line: dict[str, int] = {}
+    for row in rows:
+        if row.broken:
+            index[row.cells.get("code", "").strip()] = -1  # reported; sections skip it
+            continue
+        course = _course(row, len(courses), smap, problems)
+        code = course["code"]
+        if code in first_line:
+            problems.append(
+                f"{row.cell('code').where}: {code!r} is already on line {first_line[code]} - "
+                "give each course one row (its sections go in sections.csv)"
+            )
+            continue
+        first_line[code] = row.line
+        index[code] = len(courses)
+        courses.append(course)
+    return courses, index
+
+
+def _meeting(row: Row, at: tuple[str | int, ...], smap: SourceMap, problems: list[str]) -> Any:
+    smap.add(at, row.where)
+    for column in ("days", "start", "end", "location"):
+        smap.add((*at, column), row.cell(column).where)
+    days = row.cells.get("days", "").strip()
+    if not _DAYS_RE.match(days):
+        problems.append(
+            f"{row.cell('days').where}: {days!r} is not a set of days - write letters from "
+            "M T W R(Thursday) F S(Saturday) U(Sunday), e.g. 'MWF' or 'TR'"
+        )
+    meeting: dict[str, Any] = {"days": days}
+    for column in ("start", "end"):
+        text = row.cells.get(column, "").strip()
+        m = _TIME_RE.match(text)
+        if m is None:
+            problems.append(
+                f"{row.cell(column).where}: {text!r} is not a time - write 24-hour times such "
+                "as '09:00' or '13:30'"
+            )
+        meeting[column] = f"{int(m.group(1)):02d}:{m.group(2)}" if m else text
+    if row.cells.get("location"):
+        meeting["location"] = row.cells["location"]
+    return meeting
+
+
+def _section_value(
+    section: dict[str, Any],
+    lines: dict[str, int],
+    field: str,
+    value: Any,
+    row: Row,
+    column: str,
+    problems: list[str],
+) -> None:
+    """Instructor and capacity belong to the section: given once, or the same on each row."""
+    if field not in section:
+        section[field] = value
+        lines[field] = row.line
+    elif section[field] != value:
+        problems.append(
+            f"{row.cell(column).where}: {row.cells[column]!r} differs from "
+            f"{section[field]!r} on line {lines[field]} for the same section - give the same "
+            "value on every row of a section, or leave it empty after the first"
+        )
+
+
+def read_sections(
+    path: Path,
+    courses: list[dict[str, Any]],
+    index: dict[str, int],
+    smap: SourceMap,
+    problems: list[str],
+) -> None:
+    """Add the sections of ``sections.csv`` to ``courses``."""
+    rows = read_rows(path, "sections.csv", SECTION_COLUMNS, SECTION_REQUIRED, problems)
+    found: dict[tuple[str, str, str], tuple[dict[str, Any], dict[str, int]]] = {}
+    for row in rows:
+        code = row.cells.get("course", "").strip()
+        if row.broken or index.get(code) == -1:
+            continue  # the row, or its course's row, is already reported
+        if code not in index:
+            problems.append(
+                f"{row.cell('course').where}: {code!r} is not a course in courses.csv - add "
+                "the course to courses.csv or correct the code"
+            )
+            continue
+        term_text = row.cells["term"].strip()
+        try:
+            term = Term.parse(term_text).code
+        except TermError:
+            problems.append(
+                f"{row.cell('term').where}: {term_text!r} is not a term - write a term code "
+                "such as 'F2026', 'S2027' or 'U2027'"
+            )
+            continue
+        sid = row.cells["section"].strip()
+        if not sid:
+            problems.append(
+                f"{row.cell('section').where}: the section id is empty - write one such as 'A'"
+            )
+            continue
+        ci = index[code]
+        sections = courses[ci].setdefault("sections", [])
+        key = (code, term, sid)
+        if key not in found:
+            at: tuple[str | int, ...] = ("courses", ci, "sections", len(sections))
+            smap.add(at, row.where)
+            smap.add((*at, "term"), row.cell("term").where)
+            smap.add((*at, "id"), row.cell("section").where)
+            found[key] = ({"term": term, "id": sid, "meetings": []}, {})
+            sections.append(found[key][0])
+        section, lines = found[key]
+        at = ("courses", ci, "sections", sections.index(section))
+        if any(row.cells.get(c, "").strip() for c in ("days", "start", "end")):
+            k = len(section["meetings"])
+            section["meetings"].append(_meeting(row, (*at, "meetings", k), smap, problems))
+        if row.cells.get("instructor"):
+            smap.add((*at, "instructor"), row.cell("instructor").where)
+            _section_value(
+                section, lines, "instructor", row.cells["instructor"], row, "instructor", problems
+            )
+        if row.cells.get("capacity", "").strip():
+            smap.add((*at, "capacity"), row.cell("capacity").where)
+            capacity = read_integer(row.cell("capacity"), "the capacity", "40", problems)
+            _section_value(section, lines, "capacity", capacity, row, "capacity", problems)

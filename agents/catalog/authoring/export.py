@@ -1,0 +1,134 @@
+"""Writing a catalog as a catalog directory: the inverse of ``build_catalog``.
+
+Used to migrate an existing catalog JSON to files a registrar keeps. Every value is written
+so that building the directory gives back the same catalog; a value the layout cannot hold
+(document text that opens with a blank line, an attribute containing ';') is reported
+instead of being changed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agents.catalog.authoring.build import catalog_json, prereq_text
+from agents.catalog.authoring.courses_csv import COURSE_COLUMNS, SECTION_COLUMNS
+from agents.catalog.authoring.csvfiles import csv_text, format_number
+from agents.catalog.authoring.documents_md import document_problems, document_text
+from agents.catalog.authoring.layout import CATALOG_FIELDS
+from agents.catalog.authoring.yamlfiles import dump_yaml
+from agents.catalog.courses import Course
+from agents.catalog.model import Catalog
+from agents.catalog.prereq import PrereqNode
+from agents.errors import LayoutError
+
+
+def _prereq_cell(node: PrereqNode | None) -> str:
+    if node is None:
+        return ""
+    text = prereq_text(node)
+    if text is not None:
+        return text
+    # A tree no expression reads back to exactly: the cell holds its JSON.
+    return json.dumps(node.model_dump(mode="json", exclude_none=True), separators=(",", ":"))
+
+
+def _list_cell(items: list[str], where: str, problems: list[str]) -> str:
+    for item in items:
+        if ";" in item or item != item.strip() or not item:
+            problems.append(
+                f"{where}: {item!r} cannot be written in a ';'-separated list - it is empty, "
+                "contains ';' or starts or ends with a space"
+            )
+    return ";".join(items)
+
+
+def _course_row(c: Course, problems: list[str]) -> list[str]:
+    at = f"course {c.code!r}"
+    values = {
+        "code": c.code,
+        "title": c.title,
+        "units": format_number(c.units),
+        "department": c.department,
+        "level": str(c.level),
+        "description": c.description,
+        "attributes": _list_cell(c.attributes, f"{at} attributes", problems),
+        "offered_terms": ";".join(c.offered.terms),
+        "offered_years": c.offered.years,
+        "prerequisites": _prereq_cell(c.prerequisites),
+        "corequisites": _prereq_cell(c.corequisites),
+        "antirequisites": _list_cell(c.antirequisites, f"{at} antirequisites", problems),
+        "repeatable": "yes" if c.repeatable else "no",
+        "grading": c.grading,
+    }
+    return [values[column] for column in COURSE_COLUMNS]
+
+
+def _section_rows(c: Course, problems: list[str]) -> list[list[str]]:
+    """One row per meeting (one row for a section without meetings); the instructor and
+    capacity are repeated on each row of a section."""
+    rows = []
+    for s in c.sections:
+        at = f"course {c.code!r} section {s.term}/{s.id}"
+        if s.id != s.id.strip():
+            problems.append(f"{at}: the section id starts or ends with a space")
+        if s.instructor == "" or any(m.location == "" for m in s.meetings):
+            # An empty cell means "not given" (None); empty text cannot be told apart.
+            problems.append(f"{at}: an instructor or location is empty text - use null")
+        people = [s.instructor or "", "" if s.capacity is None else str(s.capacity)]
+        meetings = [[m.days, m.start, m.end, m.location or ""] for m in s.meetings]
+        for meeting in meetings or [["", "", "", ""]]:
+            rows.append([c.code, s.term, s.id, *meeting, *people])
+    return rows
+
+
+def layout_files(catalog: Catalog) -> dict[str, str]:
+    """Every file of the directory for ``catalog``: relative path -> text. Raises
+    ``LayoutError`` naming every value the layout cannot hold exactly."""
+    problems: list[str] = []
+    data = catalog_json(catalog)
+    head: dict[str, Any] = {k: data[k] for k in CATALOG_FIELDS if k in data}
+    head["program_order"] = [p.code for p in catalog.programs]
+    head["document_order"] = [d.id for d in catalog.documents]
+    files = {"institution.yaml": dump_yaml(head)}
+    course_rows = [_course_row(c, problems) for c in catalog.courses]
+    files["courses.csv"] = csv_text(COURSE_COLUMNS, course_rows)
+    section_rows = [row for c in catalog.courses for row in _section_rows(c, problems)]
+    files["sections.csv"] = csv_text(SECTION_COLUMNS, section_rows)
+    for program in data["programs"]:
+        files[f"programs/{program['code']}.yaml"] = dump_yaml(program)
+    files["policies.yaml"] = dump_yaml(data["policies"])
+    for doc in catalog.documents:
+        problems.extend(document_problems(doc))
+        files[f"documents/{doc.id}.md"] = document_text(doc)
+    if problems:
+        raise LayoutError("export", problems)
+    return files
+
+
+def export_catalog(catalog: Catalog, directory: str | Path, force: bool = False) -> list[Path]:
+    """Write ``catalog`` as a catalog directory and return the files written.
+
+    The directory must be new or empty unless ``force``; with ``force`` the layout's files
+    are overwritten and any other ``programs/*.yaml`` and ``documents/*.md`` removed, so the
+    directory builds to exactly this catalog."""
+    root = Path(directory)
+    if root.exists() and any(root.iterdir()) and not force:
+        raise LayoutError(
+            str(root), ["the directory is not empty - export to a new directory, or pass --force"]
+        )
+    files = layout_files(catalog)
+    for folder in ("programs", "documents"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    if force:
+        for folder, suffix in (("programs", ".yaml"), ("documents", ".md")):
+            for p in (root / folder).glob(f"*{suffix}"):
+                if f"{folder}/{p.name}" not in files:
+                    p.unlink()
+    written = []
+    for name, text in files.items():
+        path = root / name
+        path.write_text(text, encoding="utf-8", newline="\n")
+        written.append(path)
+    return written

@@ -1,0 +1,153 @@
+"""Reading a catalog directory into raw catalog JSON, with the place of every value.
+
+::
+
+    institution.yaml      schema_version, institution, catalog_year (+ optional fields)
+    courses.csv           one row per course
+    sections.csv          one row per meeting of a section (optional)
+    programs/<CODE>.yaml  one program each (optional directory)
+    policies.yaml         the list of policy rules (optional)
+    documents/<id>.md     one document each (optional directory)
+
+Problems are collected across all files; the raw catalog is only worth validating when
+there are none.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agents.catalog.authoring.courses_csv import read_courses, read_sections
+from agents.catalog.authoring.documents_md import read_document
+from agents.catalog.authoring.sourcemap import SourceMap
+from agents.catalog.authoring.yamlfiles import read_yaml
+
+INSTITUTION_FIELDS = (
+    "schema_version",
+    "institution",
+    "catalog_year",
+    "grade_scale",
+    "standing_thresholds",
+    "program_order",
+    "document_order",
+)
+CATALOG_FIELDS = INSTITUTION_FIELDS[:5]
+INSTITUTION_HINT = "create it with schema_version, institution and catalog_year"
+
+
+def _ordered(folder: Path, suffix: str, order: Any, field: str, problems: list[str]) -> list[Path]:
+    """Files of ``folder``: those named in institution.yaml's ``field`` first, in that
+    order, then the rest by name. Files with another suffix are reported, not skipped."""
+    if not folder.is_dir():
+        return []
+    files: dict[str, Path] = {}
+    for p in sorted(folder.iterdir()):
+        if p.name.startswith("."):
+            continue
+        if p.suffix != suffix or not p.is_file():
+            problems.append(
+                f"{folder.name}/{p.name}: not read - files in {folder.name}/ end in {suffix}"
+            )
+            continue
+        files[p.stem] = p
+    out: list[Path] = []
+    for stem in order or []:
+        if str(stem) not in files:
+            problems.append(
+                f"institution.yaml field {field!r}: {stem!r} has no file "
+                f"{folder.name}/{stem}{suffix} - add the file or remove it from the list"
+            )
+        elif files[str(stem)] not in out:
+            out.append(files[str(stem)])
+    return out + [p for p in files.values() if p not in out]
+
+
+def _institution(directory: Path, smap: SourceMap, problems: list[str]) -> dict[str, Any]:
+    path = directory / "institution.yaml"
+    if not path.is_file():
+        problems.append(f"institution.yaml: file not found in {directory} - {INSTITUTION_HINT}")
+        return {}
+    ok, value = read_yaml(path, "institution.yaml", (), smap, problems)
+    if not ok:
+        return {}
+    if not isinstance(value, dict):
+        problems.append(f"institution.yaml:1: expected fields, got {value!r} - {INSTITUTION_HINT}")
+        return {}
+    for key in value:
+        if key not in INSTITUTION_FIELDS:
+            problems.append(
+                f"{smap.locate((str(key),))}: unknown field {key!r} - the fields are "
+                f"{', '.join(INSTITUTION_FIELDS)}"
+            )
+    return value
+
+
+def _programs(
+    directory: Path, order: Any, smap: SourceMap, problems: list[str]
+) -> list[dict[str, Any]]:
+    programs: list[Any] = []
+    for path in _ordered(directory / "programs", ".yaml", order, "program_order", problems):
+        name = f"programs/{path.name}"
+        ok, value = read_yaml(path, name, ("programs", len(programs)), smap, problems)
+        if not ok:
+            continue
+        if not isinstance(value, dict):
+            problems.append(f"{name}:1: expected the program's fields, got {value!r}")
+            continue
+        if value.get("code") != path.stem:
+            problems.append(
+                f"{smap.locate(('programs', len(programs), 'code'))}: {value.get('code')!r} "
+                f"does not match the file name - the code of {name} is {path.stem!r}; "
+                "rename the file or fix the code"
+            )
+        programs.append(value)
+    return programs
+
+
+def _policies(directory: Path, smap: SourceMap, problems: list[str]) -> list[Any]:
+    path = directory / "policies.yaml"
+    if not path.is_file():
+        return []
+    ok, value = read_yaml(path, "policies.yaml", ("policies",), smap, problems)
+    if not ok or value is None:
+        return []
+    if not isinstance(value, list):
+        problems.append("policies.yaml:1: expected a list of rules, each starting with '- id: ...'")
+        return []
+    return value
+
+
+def read_layout(directory: Path) -> tuple[dict[str, Any], SourceMap, list[str]]:
+    """The raw catalog a directory describes, where its values came from, and its problems."""
+    smap = SourceMap()
+    problems: list[str] = []
+    if not directory.is_dir():
+        problems.append(f"{directory}: not a directory - pass a catalog directory")
+        return {}, smap, problems
+    head = _institution(directory, smap, problems)
+    raw: dict[str, Any] = {k: head[k] for k in CATALOG_FIELDS if k in head}
+
+    courses: list[dict[str, Any]] = []
+    courses_csv = directory / "courses.csv"
+    if courses_csv.is_file():
+        courses, index = read_courses(courses_csv, smap, problems)
+        if (directory / "sections.csv").is_file():
+            read_sections(directory / "sections.csv", courses, index, smap, problems)
+    else:
+        problems.append(
+            f"courses.csv: file not found in {directory} - create it with a header row "
+            "such as 'code,title,units,department,level,offered_terms'"
+        )
+    raw["courses"] = courses
+    raw["programs"] = _programs(directory, head.get("program_order"), smap, problems)
+    raw["policies"] = _policies(directory, smap, problems)
+    documents: list[dict[str, Any]] = []
+    for path in _ordered(
+        directory / "documents", ".md", head.get("document_order"), "document_order", problems
+    ):
+        doc = read_document(path, len(documents), smap, problems)
+        if doc is not None:
+            documents.append(doc)
+    raw["documents"] = documents
+    return raw, smap, problems
