@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from agents.llm.gemini import GeminiBackend
 from pipeline.logs import configure_logging
+from tests.fake_gemini import FakeGemini
 from tests.fake_stages import Harness
+from tests.gemini_helpers import KEY, POLICY, FakeClock
 
 configure_logging("warning", stream=sys.stderr)
 
@@ -27,3 +30,26 @@ def h(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Harness:
     harness = Harness(tmp_path)
     monkeypatch.setenv("FAKE_STAGE_LOG", str(harness.side_log))
     return harness
+
+
+# Gemini backend tests (tests/test_gemini_*.py): the local fake server, a clock that only
+# moves when the backend sleeps, and a backend wired to both with the test retry policy.
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeGemini]:
+    with FakeGemini() as server:
+        yield server
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def backend(fake: FakeGemini, clock: FakeClock) -> Iterator[GeminiBackend]:
+    with GeminiBackend(
+        KEY, base_url=fake.base_url, retry=POLICY, sleep=clock.sleep, clock=clock.now
+    ) as b:
+        yield b

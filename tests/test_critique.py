@@ -15,7 +15,7 @@ from agents.artifacts import (
     Violation,
 )
 from agents.toolbox import Toolbox
-from tests.test_policy import EVERYONE, PLAN_63, cite, intake, record, schedule, term, tools
+from tests.policy_helpers import EVERYONE, PLAN_63, cite, intake, record, schedule, term, tools
 
 __all__ = ["tools"]  # the session fixture, imported so pytest finds it here
 

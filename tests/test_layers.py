@@ -174,3 +174,9 @@ def test_every_core_package_declares_its_public_names() -> None:
 def test_module_is_small_enough_to_read(name: str) -> None:
     lines = modules()[name].read_text("utf-8").count("\n")
     assert lines <= MAX_LINES, f"{name} has {lines} lines (at most {MAX_LINES})"
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "tests").glob("*.py")), ids=lambda p: p.name)
+def test_test_module_is_small_enough_to_read(path: Path) -> None:
+    lines = path.read_text("utf-8").count("\n")
+    assert lines <= MAX_LINES, f"tests/{path.name} has {lines} lines (at most {MAX_LINES})"

@@ -30,7 +30,7 @@ from agents.negotiation import (
     wants_refinement,
 )
 from tests.fake_stages import make_request
-from tests.test_policy import PLAN_63, cite, intake, record, schedule
+from tests.policy_helpers import PLAN_63, cite, intake, record, schedule
 
 CHANGE = ConstraintChange(
     field="max_units_per_term", before=63, after=54, reason="cap", rule_id="LOAD-MAX"

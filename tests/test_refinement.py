@@ -15,7 +15,7 @@ from agents.artifacts import (
     RequirementsProposal,
 )
 from agents.toolbox import Toolbox
-from tests.test_policy import PLAN_63, intake, record, schedule, tools
+from tests.policy_helpers import PLAN_63, intake, record, schedule, tools
 
 __all__ = ["tools"]  # the session fixture, imported so pytest finds it here
 

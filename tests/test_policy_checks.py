@@ -1,204 +1,29 @@
-"""The rule engine: which rules apply, the load limit of each planned term, the per-kind
-checks. Also the builders the critique, refinement and negotiation tests share: records,
-profiles and schedules made by hand on the sample catalog - never by the planner."""
+"""The rule engine, per-kind checks of a plan against the record: per-term load caps,
+sharing limits, repeats, pass/fail, the number of terms, residency, the graduation GPA and
+total units - and rules reported, not checked, when no check or no record exists."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
-from agents.artifacts import (
-    CitationRef,
-    ConstraintSet,
-    Goals,
-    IntakeResult,
-    Modification,
-    OpenQuestion,
-    Risk,
-    Schedule,
-    ScheduledCourse,
-    ScheduledTerm,
-    StudentProfile,
-    Violation,
-)
-from agents.catalog import (
-    CourseAttempt,
-    PolicyRule,
-    RuleCondition,
-    SharingLimit,
-    StudentRecord,
-    Term,
-    load_catalog,
-)
-from agents.policy import (
-    Findings,
-    PlanCheck,
-    applicable_rules,
-    check_plan,
-    load_limit,
-    standings_by_term,
-)
+from agents.artifacts import Modification, Risk, Schedule, Violation
+from agents.catalog import SharingLimit, StudentRecord
+from agents.policy import Findings, PlanCheck, check_plan
 from agents.policy import checks as policy
-from agents.policy import rules as policy_rules
-from agents.toolbox import Toolbox
-
-CATALOG = load_catalog()
-
-# --------------------------------------------------------------------------- builders
-
-
-def attempt(course: str, term: str, grade: str | None = None, **kw: object) -> CourseAttempt:
-    status = "completed" if grade else "in_progress"
-    return CourseAttempt(course=course, term=term, grade=grade, status=status, **kw)  # type: ignore[arg-type]
-
-
-# A CS sophomore who started in F2025: 104 units earned, 42 in progress in F2026.
-SOPHOMORE_COURSES = [
-    attempt("15-110", "F2025", "B-"),
-    attempt("21-127", "F2025", "C+"),
-    attempt("21-120", "F2025", "B"),
-    attempt("76-101", "F2025", "B-"),
-    attempt("85-102", "F2025", "C"),
-    attempt("15-112", "S2026", "C+"),
-    attempt("21-122", "S2026", "C"),
-    attempt("21-241", "S2026", "B-"),
-    attempt("79-104", "S2026", "B"),
-    attempt("73-102", "S2026", "C+"),
-    attempt("15-122", "F2026"),
-    attempt("15-150", "F2026"),
-    attempt("80-100", "F2026"),
-    attempt("36-200", "F2026"),
-]
-
-
-def record(
-    *,
-    gpa: float | None = 2.6,
-    status: str = "good",
-    courses: Sequence[CourseAttempt] = SOPHOMORE_COURSES,
-    programs: Sequence[str] = ("CS-BS",),
-    start: str = "F2025",
-) -> StudentRecord:
-    return StudentRecord(
-        id="s-1",
-        name="Jordan",
-        programs=list(programs),
-        catalog_year="2026-2027",
-        start_term=start,
-        current_term="F2026",
-        gpa=gpa,
-        academic_status=status,  # type: ignore[arg-type]
-        courses=list(courses),
-    )
-
-
-def profile(rec: StudentRecord) -> StudentProfile:
-    earned = rec.units_earned(CATALOG)
-    start, now = Term.parse(rec.start_term), Term.parse(rec.current_term)
-    return StudentProfile(
-        student_id=rec.id,
-        name=rec.name,
-        declared_programs=list(rec.programs),
-        class_standing=rec.class_standing(CATALOG),
-        units_earned=earned,
-        units_in_progress=rec.units_earned(CATALOG, include_in_progress=True) - earned,
-        gpa=rec.gpa,
-        academic_status=rec.academic_status,
-        start_term=rec.start_term,
-        current_term=rec.current_term,
-        next_term="S2027",
-        terms_completed=(now.index - start.index) * 2 // 3,
-    )
-
-
-def intake(
-    rec: StudentRecord,
-    *,
-    programs: Sequence[str] | None = None,
-    target: str | None = None,
-    intent: str = "plan_degree",
-    questions: Sequence[OpenQuestion] = (),
-    with_record: bool = True,
-) -> IntakeResult:
-    return IntakeResult(
-        request_id="req-1",
-        intent=intent,  # type: ignore[arg-type]
-        intent_source="structured",
-        profile=profile(rec),
-        student=rec if with_record else None,
-        target_programs=list(rec.programs if programs is None else programs),
-        goals=Goals(target_graduation=target),
-        open_questions=list(questions),
-        parser="structured",
-    )
-
-
-def term(code: str, *courses: str) -> ScheduledTerm:
-    picked = [
-        ScheduledCourse(course=c, title=CATALOG.course(c).title, units=CATALOG.course(c).units)
-        for c in courses
-    ]
-    return ScheduledTerm(
-        term=code,
-        label=Term.parse(code).label(),
-        courses=picked,
-        units=sum(c.units for c in picked),
-        away=not picked,
-    )
-
-
-def schedule(
-    terms: Sequence[ScheduledTerm],
-    *,
-    cap: float = 63,
-    target: str | None = None,
-    approvals: Sequence[str] = (),
-    round: int = 1,
-    **kw: object,
-) -> Schedule:
-    enrolled = [t for t in terms if t.courses]
-    return Schedule(
-        status="done",
-        round=round,
-        constraints=ConstraintSet(
-            max_units_per_term=cap, target_term=target, approvals_assumed=list(approvals)
-        ),
-        solver_status="optimal",
-        terms=list(terms),
-        graduation_term=enrolled[-1].term if enrolled else None,
-        units_planned=sum(t.units for t in terms),
-        **kw,  # type: ignore[arg-type]
-    )
-
-
-# 214 units to reach 360: two 63-unit spring terms around a 54-unit fall.
-PLAN_63 = [
-    term("S2027", "15-213", "15-251", "15-210", "80-130", "70-100", "73-103"),
-    term("F2027", "15-351", "15-312", "15-445", "21-301", "36-225"),
-    term("S2028", "15-451", "15-440", "15-418", "15-322", "85-211", "76-270"),
-    term("F2028", "15-441", "15-462", "21-259"),
-]
-
-
-def cite(rule_id: str) -> CitationRef:
-    """The expected citation: the rule's section, quoted from the catalog."""
-    rule = CATALOG.rule_by_id[rule_id]
-    sec = CATALOG.section_text(rule.citation.document, rule.citation.section)
-    return CitationRef(
-        document=rule.citation.document,
-        section=sec.id,
-        heading=sec.heading,
-        quote=sec.text,
-        rule_id=rule_id,
-    )
-
-
-@pytest.fixture(scope="session")
-def tools(tmp_path_factory: pytest.TempPathFactory) -> Toolbox:
-    return Toolbox(catalog=CATALOG, index_dir=Path(tmp_path_factory.getbasetemp()) / "index")
+from tests.policy_helpers import (
+    CATALOG,
+    PLAN_63,
+    SOPHOMORE_COURSES,
+    attempt,
+    cite,
+    profile,
+    record,
+    schedule,
+    term,
+)
 
 
 def plan_check(rec: StudentRecord, sched: Schedule, programs: Sequence[str] = ()) -> PlanCheck:
@@ -210,104 +35,6 @@ def plan_check(rec: StudentRecord, sched: Schedule, programs: Sequence[str] = ()
         schedule=sched,
         cite=cite,
     )
-
-
-# --------------------------------------------------------------------------- applicability
-
-
-def _ids(rules: list[PolicyRule]) -> list[str]:
-    return [r.id for r in rules]
-
-
-EVERYONE = [
-    "LOAD-MAX",
-    "LOAD-MIN",
-    "MAX-COURSES",
-    "REPEAT-LIMIT",
-    "PF-LIMIT",
-    "MINOR-SHARE",
-    "MINOR-ELIG",
-    "MAX-TERMS",
-    "RESIDENCY",
-    "GRAD-GPA",
-    "TOTAL-UNITS",
-]
-
-
-@pytest.mark.parametrize(
-    ("gpa", "status", "standing", "extra"),
-    [
-        (2.6, "good", None, []),
-        (3.8, "good", None, ["LOAD-OVERLOAD"]),
-        (3.8, "good", "first_year", ["FIRST-YEAR-MAX"]),
-        (1.9, "probation", None, ["PROB-MAX"]),
-        (3.5, "probation", None, ["PROB-MAX"]),
-        (None, "good", None, []),
-        (3.2, "suspended", None, ["SUSPENDED-NO-REG"]),
-    ],
-)
-def test_applicable_rules_follow_gpa_standing_and_status(
-    gpa: float | None, status: str, standing: str | None, extra: list[str]
-) -> None:
-    prof = profile(record(gpa=gpa, status=status))
-    got = _ids(applicable_rules(CATALOG, prof, standing=standing))  # type: ignore[arg-type]
-    assert sorted(got) == sorted(EVERYONE + extra)
-
-
-def test_gpa_conditioned_rule_never_applies_without_a_gpa() -> None:
-    rule = CATALOG.rule_by_id["LOAD-OVERLOAD"]
-    assert policy_rules.condition_failure(rule, gpa=None, standing="junior", status="good") == (
-        "without a GPA on record"
-    )
-
-
-def test_probation_rule_applies_only_on_probation_even_without_a_status_condition() -> None:
-    bare = CATALOG.rule_by_id["PROB-MAX"].model_copy(update={"applies_when": RuleCondition()})
-    assert not policy_rules.rule_applies(bare, gpa=2.5, standing="junior", status="good")
-    assert policy_rules.rule_applies(bare, gpa=2.5, standing="junior", status="probation")
-
-
-@pytest.mark.parametrize(
-    ("gpa", "standing", "status", "expected"),
-    [
-        (2.6, "sophomore", "good", (54, "LOAD-MAX", 54, None, "with a GPA of 2.60")),
-        (
-            3.8,
-            "sophomore",
-            "good",
-            (54, "LOAD-MAX", 63, "LOAD-OVERLOAD", "even with advisor approval"),
-        ),
-        (3.8, "first_year", "good", (54, "FIRST-YEAR-MAX", 54, None, "as a first-year student")),
-        (None, "first_year", "good", (54, "FIRST-YEAR-MAX", 54, None, "without a GPA on record")),
-        (1.9, "junior", "probation", (45, "PROB-MAX", 45, None, "on academic probation")),
-        (3.5, "junior", "probation", (45, "PROB-MAX", 45, None, "on academic probation")),
-        (3.2, "senior", "suspended", (0, "SUSPENDED-NO-REG", 0, None, "while suspended")),
-    ],
-)
-def test_load_limit_per_student(
-    gpa: float | None, standing: str, status: str, expected: tuple[object, ...]
-) -> None:
-    lim = load_limit(CATALOG, gpa=gpa, standing=standing, status=status)  # type: ignore[arg-type]
-    assert lim is not None
-    overload = lim.overload_rule.id if lim.overload_rule else None
-    assert (lim.standard, lim.standard_rule.id, lim.allowed, overload, lim.why) == expected
-
-
-def test_class_standing_is_reevaluated_per_planned_term() -> None:
-    # 52 earned + 31 in progress: still a first-year in S2027, a sophomore from F2027 on.
-    in_progress = [
-        attempt("15-112", "F2026"),
-        attempt("21-122", "F2026"),
-        attempt("79-104", "F2026"),
-    ]
-    rec = record(gpa=3.8, courses=SOPHOMORE_COURSES[:5] + in_progress)
-    prof = profile(rec)
-    assert (prof.units_earned, prof.units_in_progress) == (52, 31)
-    plan = [term("S2027", "15-122", "15-150", "21-241"), term("F2027", "15-213", "15-251")]
-    assert standings_by_term(CATALOG, prof, plan) == {"S2027": "first_year", "F2027": "sophomore"}
-
-
-# --------------------------------------------------------------------------- checks
 
 
 def test_first_year_terms_are_capped_per_term_when_later_terms_may_overload() -> None:

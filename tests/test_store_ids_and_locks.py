@@ -1,0 +1,60 @@
+"""The checkpoint store's request ids and locks: unsafe and reserved ids are rejected before
+touching the filesystem, and a held per-request lock names its holder."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from agents.errors import LockHeldError, UnsafeRequestIdError
+from pipeline.store import CheckpointStore, check_request_id
+
+
+@pytest.mark.parametrize(
+    "bad", ["../etc/passwd", "a/b", "..", ".hidden", "x..y", "", "trailing.", "a b"]
+)
+def test_unsafe_request_id_is_rejected_before_touching_the_filesystem(
+    tmp_path: Path, bad: str
+) -> None:
+    store = CheckpointStore(tmp_path / "state")
+    with pytest.raises(UnsafeRequestIdError) as err:
+        store.lock(bad)
+    assert str(err.value) == (
+        f"unsafe request id {bad!r}: use 1-128 letters, digits, '.', '_' or '-', "
+        "starting with a letter or digit, and no '..'"
+    )
+    assert not (tmp_path / "state").exists()
+
+
+@pytest.mark.parametrize("bad", ["con", "CON", "batch-summary"])
+def test_reserved_request_id_is_rejected_with_its_reason(tmp_path: Path, bad: str) -> None:
+    store = CheckpointStore(tmp_path / "state")
+    with pytest.raises(UnsafeRequestIdError) as err:
+        store.lock(bad)
+    assert str(err.value) == (
+        f"unsafe request id {bad!r}: {bad!r} is a reserved file name; choose another id"
+    )
+    assert not (tmp_path / "state").exists()
+
+
+def test_safe_request_ids_pass() -> None:
+    assert check_request_id("is-junior_cs.minor-2") == "is-junior_cs.minor-2"
+
+
+def test_lock_held_names_the_holder(tmp_path: Path) -> None:
+    store = CheckpointStore(tmp_path)
+    with store.lock("r1"):
+        holder = json.loads((tmp_path / "r1.lock").read_text(encoding="utf-8"))
+        assert holder["pid"] == os.getpid()
+        with pytest.raises(LockHeldError) as err:
+            store.lock("r1")
+        assert str(err.value) == (
+            f"request 'r1' is being worked by another runner (pid {holder['pid']} on "
+            f"{holder['host']} since {holder['since']}); wait for it to finish, or stop it - "
+            f"the lock {str(tmp_path / 'r1.lock')!r} frees when it exits"
+        )
+    with store.lock("r1"):  # released: free again
+        pass
