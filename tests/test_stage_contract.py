@@ -158,3 +158,16 @@ def test_the_same_audit_question_is_answered_once(low_gpa: IntakeResult) -> None
     assert audit(CATALOG, student, ["CS-BS"], planned={"15-122": "S2027"}) is first
     other = audit(CATALOG, student, ["CS-BS"])
     assert other is not first and other != first
+
+
+def test_a_copy_with_other_fields_does_not_answer_from_the_originals_caches(
+    low_gpa: IntakeResult,
+) -> None:
+    student = low_gpa.student
+    assert student is not None and student.attempts_of("15-110")
+    fewer = student.model_copy(update={"courses": []})
+    assert fewer.attempts_of("15-110") == []
+    assert CATALOG.course_by_code and CATALOG.derived  # filled by the tests above
+    smaller = CATALOG.model_copy(update={"courses": CATALOG.courses[:5]})
+    assert len(smaller.course_by_code) == 5
+    assert smaller.derived == {}

@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agents.catalog.base import CatalogModel
 from agents.catalog.model import Catalog
 from agents.catalog.policies import AcademicStatus
 from agents.catalog.prereq import COURSE_CODE_PATTERN, ClassStanding
@@ -45,7 +46,7 @@ class CourseAttempt(BaseModel):
     )
 
 
-class StudentRecord(BaseModel):
+class StudentRecord(CatalogModel):
     """A student's academic record."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
