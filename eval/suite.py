@@ -4,7 +4,7 @@ A scenario is one JSON file in ``eval/scenarios/``: a request (the student recor
 taken from ``demos/students/`` or derived from one, with the changes listed) and an
 ``expect`` block decided from the catalog and its policies - what *should* happen, not
 what the pipeline happened to say. Invalid requests keep their raw JSON and expect the
-request validator (``pipeline.batch.RequestValidator``) to reject them at a JSON path.
+request validator (``pipeline.batch_input.RequestValidator``) to reject them at a JSON path.
 
 ``SuiteRunner`` runs each scenario with the real stages, the offline backend unless told
 otherwise, and a fresh checkpoint directory per pass (a second pass must recompute, not
@@ -26,13 +26,13 @@ from typing import Any, Literal
 import structlog
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agents.artifacts import Outcome, PlanRequest
+from agents.artifacts import Outcome, PlanRequest, RiskKind
 from agents.errors import AdvisingError
 from agents.llm import LLMLedger
 from agents.render import to_html, to_json, to_markdown
 from agents.toolbox import Settings, Toolbox
 from eval.metrics import ScenarioResult, evaluate, summarize
-from pipeline.batch import InputItem, Invalid, RequestValidator
+from pipeline.batch_input import InputItem, Invalid, RequestValidator
 from pipeline.context import State, WorkflowContext
 from pipeline.runner import ToolboxFactory, run_request
 from pipeline.store import CheckpointStore
@@ -56,17 +56,6 @@ Category = Literal[
     "invalid_request",
 ]
 ExpectedOutcome = Outcome | Literal["rejected"]
-RiskKind = Literal[
-    "approval_needed",
-    "consent_needed",
-    "gpa",
-    "load",
-    "offering",
-    "target_missed",
-    "sections",
-    "repeat",
-    "other",
-]
 
 # Keys whose values are wall-clock facts; determinism compares everything else.
 VOLATILE_KEYS = frozenset(

@@ -23,32 +23,12 @@ from pipeline.batch_input import (
     InputItem,
     Invalid,
     RequestValidator,
-    input_items,
-    iter_input,
-    plan_request_schema,
-    resume_items,
 )
 from pipeline.jobs import Job, RunOptions, WorkerState, init_worker, peak_rss_mb, run_job
-from pipeline.results import BatchReport, JobResult, JobStatus, SummaryWriter, percentile
+from pipeline.results import BatchReport, JobResult, JobStatus, SummaryWriter
 from pipeline.runner import STOP_SIGNALS
 
 log = structlog.get_logger(__name__)
-
-# The input side and the report live in their own modules; their names stay importable
-# from here, where callers have always found them.
-__all__ = [
-    "BatchReport",
-    "InputItem",
-    "Invalid",
-    "JobResult",
-    "RequestValidator",
-    "input_items",
-    "iter_input",
-    "percentile",
-    "plan_request_schema",
-    "resume_items",
-    "run_batch",
-]
 
 
 def run_batch(

@@ -28,6 +28,7 @@ from agents.artifacts.critique import (
     NegotiationRound,
     Refinement,
     Risk,
+    RiskKind,
     Violation,
 )
 from agents.artifacts.intake import (
@@ -100,6 +101,7 @@ __all__ = [
     "Refinement",
     "RequirementsProposal",
     "Risk",
+    "RiskKind",
     "Schedule",
     "ScheduledCourse",
     "ScheduledTerm",

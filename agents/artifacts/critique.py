@@ -39,20 +39,23 @@ class Violation(Artifact):
     citation: CitationRef = Field(description="Where the rule is stated.")
 
 
+RiskKind = Literal[
+    "approval_needed",
+    "consent_needed",
+    "gpa",
+    "load",
+    "offering",
+    "target_missed",
+    "sections",
+    "repeat",
+    "other",
+]
+
+
 class Risk(Artifact):
     """Something that could still go wrong or needs an approval."""
 
-    kind: Literal[
-        "approval_needed",
-        "consent_needed",
-        "gpa",
-        "load",
-        "offering",
-        "target_missed",
-        "sections",
-        "repeat",
-        "other",
-    ] = Field(description="Kind of risk.")
+    kind: RiskKind = Field(description="Kind of risk.")
     message: str = Field(description="The risk in one sentence.")
     term: str | None = Field(default=None, description="Term concerned, if one.")
     rule_id: str | None = Field(default=None, description="Related rule, if any.")
