@@ -57,6 +57,16 @@ class Term:
         )
 
     @property
+    def kind(self) -> str:
+        """The term kind's code ('F', 'S', 'U')."""
+        return _CODE_OF[self.season]
+
+    @property
+    def regular(self) -> bool:
+        """Whether this is a regular term (load rules and full-time status apply)."""
+        return self.season != "summer"
+
+    @property
     def code(self) -> str:
         return f"{_CODE_OF[self.season]}{self.year}"
 
