@@ -15,7 +15,7 @@ from agents.artifacts import (
     RequirementsProposal,
     StudentProfile,
 )
-from agents.catalog import Catalog, PolicyRule, Term
+from agents.catalog import Catalog, PolicyRule, Term, unit_name
 from agents.policy import applicable_rules, num
 from agents.toolbox import Toolbox
 
@@ -151,7 +151,7 @@ def progress_answer(intake: IntakeResult, proposal: RequirementsProposal) -> str
     p = intake.profile
     lines = [
         f"Class standing: {p.class_standing.replace('_', ' ')}; "
-        f"{num(p.units_earned)} units earned, {num(p.units_in_progress)} in progress."
+        f"{num(p.units_earned)} {unit_name()} earned, {num(p.units_in_progress)} in progress."
     ]
     if report is None:
         lines.append(f"No audit was made: {proposal.not_needed_reason or 'nothing to audit'}.")
@@ -162,7 +162,7 @@ def progress_answer(intake: IntakeResult, proposal: RequirementsProposal) -> str
             left = max(prog.total_units_required - prog.units_toward_total, 0)
             line += (
                 f"; {num(prog.units_toward_total)} of {num(prog.total_units_required)} "
-                f"units counted, {num(left)} to go"
+                f"{unit_name()} counted, {num(left)} to go"
             )
         open_reqs = [c.title or c.id for c in prog.root.children if c.status != "met"]
         if open_reqs:

@@ -14,9 +14,13 @@ A schedule with nothing to check (policy question, progress check) or no plan (t
 proved infeasibility) gets ``not_needed`` with the reason; the eligibility rules are still
 checked, since an ineligible what-if minor is worth saying whatever the plan.
 
-Rule checks live in ``agents.policy.checks``; this module adds the risks no rule states
-(consent, alternate-year offerings, a missed target, next-term clashes, verifier defects)
-and writes the verdict in plain words (template; ``explanation_source`` says so).
+Rule checks live in ``agents.policy.checks`` (every rule evaluated with ``PlanCheck.facts``:
+the status an academic_standing rule gives, GPAs over recent terms from the record; every
+limit the first matching row of the rule's limit table, else its limit; every violation
+citing the rule's document section and saying which threshold applied and why); this
+module adds the risks no rule states (consent, alternate-year offerings, a missed target,
+next-term clashes, verifier defects) and writes the verdict in plain words (template;
+``explanation_source`` says so).
 """
 
 from __future__ import annotations
@@ -240,11 +244,7 @@ def _offerings(ctx: PlanCheck) -> list[Risk]:
                 continue  # an elective slipping has every-year substitutes
             start = Term.parse(t.term)
             nxt = next(
-                (
-                    x
-                    for i in range(1, 13)
-                    if course.offered.offered_in(x := Term.from_index(start.index + i))
-                ),
+                (x for i in range(1, 13) if course.offered.offered_in(x := start.shift(i))),
                 None,
             )
             if nxt is not None and nxt <= end:

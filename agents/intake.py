@@ -23,7 +23,14 @@ from agents.artifacts import (
     TimePreferences,
 )
 from agents.case import Case
-from agents.catalog import Catalog, StudentRecord, Term, check_student_against_catalog
+from agents.catalog import (
+    Catalog,
+    StudentRecord,
+    Term,
+    active_calendar,
+    check_student_against_catalog,
+    first_regular,
+)
 from agents.errors import TermError
 from agents.llm import (
     IntakeExtraction,
@@ -57,7 +64,7 @@ def profile_of(student: StudentRecord, catalog: Catalog) -> StudentProfile:
     current = Term.parse(student.current_term)
     start = Term.parse(student.start_term)
     completed = 0
-    t = start if start.season != "summer" else start.next_regular()
+    t = first_regular(start)
     while t < current:
         completed += 1
         t = t.next_regular()
@@ -130,6 +137,9 @@ def _ask_unresolved(
 
 
 def _unresolved_question(field: str, phrase: str) -> str:
+    cal = active_calendar()
+    last = cal.kind_by_code[cal.last_regular_of_year].name
+    first = cal.kind_by_code[cal.academic_year_starts].name
     return {
         "programs": f"The request names {phrase!r}, which is not a program in the catalog; "
         "which program is meant?",
@@ -138,8 +148,8 @@ def _unresolved_question(field: str, phrase: str) -> str:
         "include_courses": f"The request names {phrase!r}, which is not a course in the "
         "catalog; which course is meant?",
         "target_graduation": f"The request says {phrase!r}; which term should the plan "
-        "finish by (e.g. 'Spring 2029')?",
-        "terms_away": f"The request says {phrase!r}; which term (e.g. 'Fall 2027') will the "
+        f"finish by (e.g. '{last} 2029')?",
+        "terms_away": f"The request says {phrase!r}; which term (e.g. '{first} 2027') will the "
         "student be away?",
     }.get(field, f"What does {phrase!r} in the request mean?")
 

@@ -45,6 +45,7 @@ from agents.artifacts import (
     Schedule,
 )
 from agents.case import Case
+from agents.catalog import unit_name
 from agents.policy import num
 
 Resolution = Literal["approved", "revised", "no_change", "max_rounds", "infeasible"]
@@ -71,7 +72,7 @@ def proposal_line(schedule: Schedule) -> str:
     n = len(enrolled)
     return (
         f"Graduate {schedule.graduation_term} in {n} planned term{'s' if n != 1 else ''}, "
-        f"max {num(heaviest)} units/term ({schedule.solver_status})"
+        f"max {num(heaviest)} {unit_name()}/term ({schedule.solver_status})"
     )
 
 

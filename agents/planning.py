@@ -5,12 +5,16 @@ re-plans around section clashes).
 - ``initial_constraints``: the round-1 constraint set, the student's own wishes and no
   policy yet. With a graduation target and no cap of their own, the cap is the highest any
   load rule allows anyone (the overload ceiling), so the policy critique - not the planner
-  - decides whether this student may carry it.
+  - decides whether this student may carry it; otherwise the standard cap of the student's
+  class standing (``agents.policy.catalog_load_caps``). Caps rules set for a kind of term
+  (summer) go on the terms of that kind.
 - ``to_plan_constraints``: a constraint set plus what the next term's sections and the
   student's interests add (pairs that always clash, courses that break the free-time
   wishes, interest scores), as ``PlanConstraints``.
 - ``plannable_programs``: the target programs minus what-if programs the student may not
-  add (the critique flags those).
+  add (the critique flags those). The institution's requirements (programs of kind
+  ``institution``) are not listed: the audit, the planner and the verifier add them for
+  every student (``agents.catalog.with_institution``).
 """
 
 from __future__ import annotations
@@ -19,13 +23,13 @@ from agents.artifacts import ConstraintSet, IntakeResult
 from agents.audit import AuditReport
 from agents.catalog import Term
 from agents.planner import PlanConstraints, never_free
-from agents.policy import catalog_load_caps
+from agents.policy import catalog_load_caps, term_kind_caps
 from agents.toolbox import Toolbox
 
 
 def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
     """The round-1 constraint set: the student's own wishes, nothing from policy yet."""
-    caps = catalog_load_caps(tools.catalog)
+    caps = catalog_load_caps(tools.catalog, intake.profile.class_standing)
     standard, ceiling = caps.standard, caps.ceiling
     goals = intake.goals
     term_caps: dict[str, float] = {}
@@ -42,6 +46,13 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
         cap = ceiling
     else:
         cap = standard
+    # A cap rules set for a kind of term (summer at most 2 credits) holds in those terms,
+    # as does the student's own cap for every term.
+    own = goals.max_units_per_term is not None and intake.intent != "plan_next_term"
+    wished = cap if own else None
+    first, horizon = intake.profile.next_term, tools.horizon_terms
+    for code, kind_cap in term_kind_caps(caps, first, horizon, ceiling=cap > standard).items():
+        term_caps[code] = min(x for x in (term_caps.get(code), kind_cap, wished) if x is not None)
     fixed: dict[str, str] = {}
     if intake.intent == "plan_next_term":
         # Courses asked for in a next-term request are wanted in that term; a section clash
@@ -93,7 +104,7 @@ def to_plan_constraints(cs: ConstraintSet, intake: IntakeResult, tools: Toolbox)
         exclusive_pairs={first: pairs} if pairs else {},
         not_in_term=not_in,
         interests=interests,
-        horizon_terms=tools.settings.horizon_terms,
+        horizon_terms=tools.horizon_terms,
         time_limit_s=tools.settings.planner_time_limit_s,
     )
 

@@ -20,7 +20,7 @@ from agents.artifacts import (
     Risk,
     ScheduledTerm,
 )
-from agents.catalog import term_label
+from agents.catalog import term_label, unit_name
 
 OUTCOME_LABEL: dict[str, str] = {
     "approved": "Approved",
@@ -64,7 +64,7 @@ def _md_term(t: ScheduledTerm) -> list[str]:
     if t.away:
         return [f"### {_md(t.label)}: away", ""]
     lines = [
-        f"### {_md(t.label)} ({_num(t.units)} units)",
+        f"### {_md(t.label)} ({_num(t.units)} {unit_name()})",
         "",
         "| Course | Title | Units | Counts toward |",
         "| --- | --- | --- | --- |",
@@ -235,7 +235,7 @@ def _h_term(t: ScheduledTerm) -> str:
     )
     return (
         f'<article class="term" data-term="{e(t.term)}"><h3>{e(t.label)}</h3>'
-        f'<p class="units">{e(_num(t.units))} units</p><ul>{items}</ul></article>'
+        f'<p class="units">{e(_num(t.units))} {e(unit_name())}</p><ul>{items}</ul></article>'
     )
 
 

@@ -18,6 +18,7 @@ import structlog
 from agents.artifacts import IntakeResult, ProposedCourse, RequirementsProposal
 from agents.audit import AuditReport, RequirementAudit, audit
 from agents.case import Case
+from agents.catalog import unit_name
 from agents.planner import PlanResult, plan
 from agents.planning import initial_constraints, plannable_programs, to_plan_constraints
 from agents.toolbox import Toolbox
@@ -103,7 +104,8 @@ def propose(intake: IntakeResult, tools: Toolbox) -> RequirementsProposal:
         )
     if result is None:
         assumptions.append(
-            f"Every term is capped at {cs.max_units_per_term:g} units, so nothing is planned."
+            f"Every term is capped at {cs.max_units_per_term:g} {unit_name()}, so nothing is "
+            "planned."
         )
     elif result.status == "infeasible":
         assumptions.append(

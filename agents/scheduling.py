@@ -22,7 +22,7 @@ from agents.artifacts import (
     SectionPick,
 )
 from agents.case import Case
-from agents.catalog import Term
+from agents.catalog import Term, unit_name
 from agents.planner import (
     PlanConstraints,
     PlanResult,
@@ -72,7 +72,7 @@ def place(
             constraints=cs,
             solver_status="infeasible",
             reasons=[
-                f"every term is capped at {cs.max_units_per_term:g} units, so no term can "
+                f"every term is capped at {cs.max_units_per_term:g} {unit_name()}, so no term can "
                 "take a course and the remaining requirements cannot be planned"
             ],
         )

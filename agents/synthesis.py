@@ -34,7 +34,7 @@ from agents.artifacts import (
     Schedule,
 )
 from agents.case import Case
-from agents.catalog import Catalog
+from agents.catalog import Catalog, unit_name
 from agents.policy import applicable_rules, num
 from agents.toolbox import Toolbox
 
@@ -127,14 +127,16 @@ def _approval_phrases(catalog: Catalog, schedule: Schedule, approvals: list[Risk
         text += who
         if units:
             amount = num(units[0]) if len(units) == 1 else f"{num(units[0])}-{num(units[-1])}"
-            text += f" for {amount} units"
+            text += f" for {amount} {unit_name()}"
         out.append(text + (f" ({rule_id})." if rule_id else "."))
     return " ".join(out)
 
 
 def progress_summary(intake: IntakeResult, proposal: RequirementsProposal) -> str:
     p = intake.profile
-    standing = f"{num(p.units_earned)} units earned, {p.class_standing.replace('_', ' ')} standing"
+    standing = (
+        f"{num(p.units_earned)} {unit_name()} earned, {p.class_standing.replace('_', ' ')} standing"
+    )
     if proposal.audit is None:
         return f"Progress: {standing}."
     progs = ", ".join(f"{a.code} {STATUS_WORDS[a.status]}" for a in proposal.audit.programs)

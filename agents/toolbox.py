@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from agents.retrieval import Retriever
 
 
+HORIZON_YEARS = 6
+"""Academic years a plan may span by default."""
+
+
 class Settings(BaseModel):
     """The knobs that change results, defined once: the pipeline's run configuration
     (``pipeline.context.RunConfig``) extends this model, so they are part of the
@@ -34,10 +38,12 @@ class Settings(BaseModel):
     planner_time_limit_s: float = Field(
         default=10.0, gt=0, description="CP-SAT time limit per solve, seconds."
     )
-    horizon_terms: int = Field(
-        default=12,
+    horizon_terms: int | None = Field(
+        default=None,
         ge=1,
-        description="Regular terms the planner may use, counting the first planned one.",
+        description="Regular terms the planner may use, counting the first planned one "
+        f"(default: {HORIZON_YEARS} academic years of the catalog calendar's regular terms, "
+        "12 with semesters).",
     )
 
 
@@ -57,6 +63,15 @@ class Toolbox:
         from agents.retrieval import Retriever
 
         return Retriever.for_catalog(self.catalog, index_dir=self.index_dir)
+
+    @property
+    def horizon_terms(self) -> int:
+        """Regular terms the planner may use: the setting, or the default span in the
+        catalog's calendar."""
+        given = self.settings.horizon_terms
+        return (
+            given if given is not None else HORIZON_YEARS * self.catalog.calendar.regular_per_year
+        )
 
     def clashing_pairs(self, term: str) -> list[tuple[str, str]]:
         """Course pairs whose sections in ``term`` always clash (see

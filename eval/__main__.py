@@ -69,8 +69,44 @@ def json_line(report: SuiteReport, code: int) -> dict[str, Any]:
         "deterministic": s["deterministic"],
         "throughput_rps": s["throughput_rps"],
         "backend": report.backend,
+        "catalogs": {
+            label: {key: cs[key] for key in CATALOG_KEYS}
+            for label, cs in report.per_catalog.items()
+        },
         "exit_code": code,
     }
+
+
+CATALOG_KEYS = (
+    "scenarios",
+    "outcome_accuracy",
+    "graduation_accuracy",
+    "validity",
+    "citation_accuracy",
+    "violation_recall",
+    "deterministic",
+    "throughput_rps",
+)
+
+
+def print_catalogs(report: SuiteReport) -> None:
+    """One row per catalog with its headline numbers."""
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title="Per catalog")
+    for col in ("catalog", "scenarios", "outcome", "graduation", "validity", "citations"):
+        t.add_column(col, justify="left" if col == "catalog" else "right")
+    for label, cs in report.per_catalog.items():
+        t.add_row(
+            label,
+            str(cs["scenarios"]),
+            _pct(cs["outcome_accuracy"]),
+            _pct(cs["graduation_accuracy"]),
+            _pct(cs["validity"]),
+            _pct(cs["citation_accuracy"]),
+        )
+    Console(stderr=False).print(t)
 
 
 def _pct(x: object) -> str:
@@ -157,6 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.verbose:
         print_details(report.results)
     print_table(report)
+    print_catalogs(report)
     print(f"results: {os.path.relpath(args.out)}")
     if args.json:
         print(json.dumps(json_line(report, code)))

@@ -27,6 +27,7 @@ import structlog
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.artifacts import Outcome, PlanRequest, RiskKind
+from agents.catalog import use_catalog
 from agents.errors import AdvisingError
 from agents.llm import LLMLedger
 from agents.render import to_html, to_json, to_markdown
@@ -40,6 +41,9 @@ from pipeline.store import CheckpointStore
 log = structlog.get_logger(__name__)
 
 SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_LABEL = "sample"
+"""How reports name the bundled sample catalog."""
 
 Category = Literal[
     "on_track_senior",
@@ -79,7 +83,7 @@ class Expect(_Model):
     )
     graduation: str = Field(
         default="any",
-        pattern=r"^([SUF][0-9]{4}|none|any)$",
+        pattern=r"^([A-Z][A-Z0-9]{0,2}[0-9]{4}|none|any)$",
         description="Graduation term of the final plan; 'none' when no plan may be made "
         "(infeasible, question answered); 'any' when the term is not part of the label.",
     )
@@ -121,15 +125,26 @@ class Scenario(_Model):
         description="The PlanRequest as JSON (kept raw so invalid requests can be stored)."
     )
     expect: Expect = Field(description="The label.")
+    catalog: str | None = Field(
+        default=None,
+        description="Catalog the scenario runs on: a catalog JSON file or catalog directory, "
+        "relative to the repository root (default: the bundled sample catalog).",
+    )
+
+    @property
+    def catalog_label(self) -> str:
+        return self.catalog or SAMPLE_LABEL
 
 
 def load_scenarios(directory: Path | None = None) -> list[Scenario]:
-    """Every ``*.json`` scenario in ``directory`` (default: the bundled suite), by id."""
+    """Every ``*.json`` scenario in ``directory`` and its sub-directories (default: the
+    bundled suite; one sub-directory per further catalog), in path order."""
     d = directory or SCENARIO_DIR
     if not d.is_dir():
         raise ScenarioError(f"scenario directory {str(d)!r} does not exist; pass --scenarios DIR")
     out: list[Scenario] = []
-    for path in sorted(d.glob("*.json")):
+    seen: dict[str, Path] = {}
+    for path in sorted(d.rglob("*.json"), key=lambda p: (len(p.relative_to(d).parts), p)):
         try:
             scenario = Scenario.model_validate_json(path.read_text(encoding="utf-8"))
         except ValidationError as exc:
@@ -141,6 +156,17 @@ def load_scenarios(directory: Path | None = None) -> list[Scenario]:
         if scenario.id != path.stem:
             raise ScenarioError(
                 f"{path.name}: id {scenario.id!r} differs from the file name; rename one"
+            )
+        if scenario.id in seen:
+            raise ScenarioError(
+                f"{path}: id {scenario.id!r} is also used by {seen[scenario.id]}; ids must be "
+                "unique across the suite"
+            )
+        seen[scenario.id] = path
+        if scenario.catalog is not None and not (REPO_ROOT / scenario.catalog).exists():
+            raise ScenarioError(
+                f"{path.name}: catalog {scenario.catalog!r} does not exist (paths are relative "
+                f"to {REPO_ROOT})"
             )
         out.append(scenario)
     if not out:
@@ -242,7 +268,8 @@ class SuiteRunner:
             )
             return out
         rec = ctx.recommendation
-        out.outputs = {"json": to_json(rec), "md": to_markdown(rec), "html": to_html(rec)}
+        with use_catalog(self.factory.catalog):  # term names and credits as the catalog has them
+            out.outputs = {"json": to_json(rec), "md": to_markdown(rec), "html": to_html(rec)}
         log.info(
             "eval.scenario",
             scenario=scenario.id,
@@ -264,12 +291,15 @@ class SuiteReport:
     summary: dict[str, Any]
     categories: dict[str, int]
     backend: str
+    per_catalog: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The same numbers for the scenarios of each catalog ('sample' or its path)."""
 
     def as_json(self) -> dict[str, Any]:
         return {
             "backend": self.backend,
             "categories": self.categories,
             "summary": self.summary,
+            "per_catalog": self.per_catalog,
             "scenarios": [r.model_dump(mode="json") for r in self.results],
         }
 
@@ -283,25 +313,50 @@ def run_suite(
     work_dir: Path | None = None,
 ) -> SuiteReport:
     """Run every scenario, measure it, then run ``recheck`` (default: every scenario) a
-    second time from scratch and compare the two runs for determinism."""
+    second time from scratch and compare the two runs for determinism. Scenarios run on
+    their own catalogs; the numbers are reported for the whole suite and per catalog."""
     started = time.perf_counter()
+    groups: dict[str, list[Scenario]] = {}
+    for scenario in scenarios:
+        groups.setdefault(scenario.catalog_label, []).append(scenario)
+    results: dict[str, ScenarioResult] = {}
+    determinism: dict[str, bool] = {}
+    per_catalog: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="advise-eval-") as tmp:
-        runner = SuiteRunner(work_dir or Path(tmp), backend=backend)
-        tools = runner.tools()
-        results = []
-        digests: dict[str, str] = {}
-        for scenario in scenarios:
-            run = runner.run(scenario, pass_no=1)
-            result = evaluate(run, tools, resolve=resolve)
-            digests[scenario.id] = result.digest
-            results.append(result)
-        again = [s for s in scenarios if recheck is None or s.id in recheck]
-        determinism = {s.id: runner.run(s, pass_no=2).digest == digests[s.id] for s in again}
+        root = work_dir or Path(tmp)
+        for n, (label, group) in enumerate(groups.items()):
+            group_started = time.perf_counter()
+            catalog = group[0].catalog
+            factory = ToolboxFactory(
+                catalog_path=None if catalog is None else REPO_ROOT / catalog, backend=backend
+            )
+            runner = SuiteRunner(root / f"catalog-{n}", backend=backend, factory=factory)
+            tools = runner.tools()
+            digests: dict[str, str] = {}
+            for scenario in group:
+                run = runner.run(scenario, pass_no=1)
+                with use_catalog(tools.catalog):
+                    result = evaluate(run, tools, resolve=resolve)
+                digests[scenario.id] = result.digest
+                results[scenario.id] = result
+            again = [s for s in group if recheck is None or s.id in recheck]
+            checked = {s.id: runner.run(s, pass_no=2).digest == digests[s.id] for s in again}
+            determinism.update(checked)
+            per_catalog[label] = summarize(
+                [results[s.id] for s in group],
+                wall_s=time.perf_counter() - group_started,
+                determinism=checked if again else None,
+            )
+    ordered = [results[s.id] for s in scenarios]
     summary = summarize(
-        results,
+        ordered,
         wall_s=time.perf_counter() - started,
-        determinism=determinism if again else None,
+        determinism=determinism if determinism else None,
     )
     return SuiteReport(
-        results=results, summary=summary, categories=category_counts(scenarios), backend=backend
+        results=ordered,
+        summary=summary,
+        categories=category_counts(scenarios),
+        backend=backend,
+        per_catalog=per_catalog,
     )

@@ -19,10 +19,11 @@ def add_catalog(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         "directory of CSV, YAML and Markdown files, or export a catalog to one.\n\nexamples:\n"
         "  advise catalog validate\n  advise catalog validate my_catalog.json\n"
         "  advise catalog show --json\n  advise catalog build my-catalog/ -o catalog.json\n"
-        "  advise catalog export catalog.json my-catalog/",
+        "  advise catalog export catalog.json my-catalog/\n"
+        "  advise catalog migrate old-catalog.json -o catalog.json",
     )
     csub = p.add_subparsers(
-        dest="catalog_cmd", required=True, metavar="{validate,show,build,export}"
+        dest="catalog_cmd", required=True, metavar="{validate,show,build,export,migrate}"
     )
     v = csub.add_parser(
         "validate",
@@ -77,6 +78,21 @@ def _add_authoring(csub: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "that are not in the catalog",
     )
     e.set_defaults(handler=_cmd_catalog_export)
+    m = csub.add_parser(
+        "migrate",
+        help="upgrade a catalog file or directory to the current format (version 2)",
+        formatter_class=Formatter,
+        description="Upgrade a version 1 catalog to version 2: write out the semester calendar\n"
+        "(S spring, U summer, F fall) that version 1 assumed and set schema_version to 2.\n"
+        "Term codes and everything else keep their values. A JSON file is written to -o\n"
+        "(checked like 'catalog validate' first); a catalog directory is upgraded in place\n"
+        "(only institution.yaml changes, its comments kept).\n\n"
+        "examples:\n  advise catalog migrate old-catalog.json -o catalog.json\n"
+        "  advise catalog migrate my-catalog/",
+    )
+    m.add_argument("path", help="catalog JSON file or catalog directory")
+    m.add_argument("-o", "--output", help="JSON file to write (required for a JSON file)")
+    m.set_defaults(handler=_cmd_catalog_migrate)
 
 
 def _cmd_catalog_build(args: argparse.Namespace) -> int:
@@ -97,6 +113,14 @@ def _cmd_catalog_export(args: argparse.Namespace) -> int:
 
     written = export_catalog(load_catalog(args.catalog), args.directory, force=args.force)
     print(f"{args.directory}: wrote {len(written)} files from {args.catalog}")
+    return EXIT_OK
+
+
+def _cmd_catalog_migrate(args: argparse.Namespace) -> int:
+    from agents.catalog.upgrade import migrate_catalog
+
+    for line in migrate_catalog(args.path, args.output):
+        print(line)
     return EXIT_OK
 
 
@@ -132,10 +156,32 @@ def _cmd_catalog_show(args: argparse.Namespace) -> int:
 
     cat = load_catalog(args.catalog)
     counts = catalog_counts(cat)
+    cal = cat.calendar
+    terms = [
+        {"code": k.code, "name": k.name, "regular": k.regular, "aliases": k.aliases}
+        for k in cal.terms
+    ]
     if args.json:
-        print(json.dumps(counts, sort_keys=True))
+        print(
+            json.dumps(
+                {
+                    **counts,
+                    "calendar": {
+                        "system": cal.system,
+                        "academic_year_starts": cal.academic_year_starts,
+                        "terms": terms,
+                    },
+                    "unit_name": cat.institution.unit_name,
+                },
+                sort_keys=True,
+            )
+        )
     else:
         print(f"{cat.institution.name} catalog {cat.catalog_year}")
+        kinds = ", ".join(f"{k.code} {k.name}" + ("" if k.regular else " (optional)")
+                          for k in cal.terms)  # fmt: skip
+        print(f"  {'calendar':<15} {cal.system}: {kinds}; years start {cal.academic_year_starts}")
+        print(f"  {'credits':<15} {cat.institution.unit_name}")
         for key, value in counts.items():
             print(f"  {key:<15} {value}")
     return EXIT_OK
@@ -167,7 +213,12 @@ def add_audit(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     from agents.audit import audit, render_audit
-    from agents.catalog import check_student_against_catalog, load_catalog, load_student
+    from agents.catalog import (
+        check_student_against_catalog,
+        load_catalog,
+        load_student,
+        use_catalog,
+    )
     from agents.errors import StudentRecordError
 
     cat = load_catalog(args.catalog)
@@ -175,9 +226,10 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     problems = check_student_against_catalog(student, cat)
     if problems:
         raise StudentRecordError(args.student, problems)
-    report = audit(cat, student, add_programs=args.add_program)
-    if args.json:
-        print(json.dumps(report.model_dump(mode="json"), indent=2, sort_keys=True))
-    else:
-        print(render_audit(report))
+    with use_catalog(cat):
+        report = audit(cat, student, add_programs=args.add_program)
+        if args.json:
+            print(json.dumps(report.model_dump(mode="json"), indent=2, sort_keys=True))
+        else:
+            print(render_audit(report))
     return EXIT_OK

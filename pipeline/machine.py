@@ -32,6 +32,7 @@ from transitions import EventData, Machine, MachineError
 from agents import negotiation
 from agents.artifacts import Recommendation
 from agents.case import StageAgent
+from agents.catalog import use_catalog
 from agents.errors import MachineDefinitionError, TransitionRefusedError
 from pipeline.context import STAGES, State, WorkflowContext, put_round
 
@@ -248,7 +249,8 @@ def load_stages(spec: str = "real") -> StageSet:
 def run_stage(stages: StageSet, ctx: WorkflowContext, tools: Toolbox) -> None:
     """Run the stage ``ctx`` is in and store its artifact; the machine has not moved yet."""
     row = ROWS[ctx.state]
-    artifact = stages.agents[row.state].run(ctx.case(), tools)
+    with use_catalog(tools.catalog):
+        artifact = stages.agents[row.state].run(ctx.case(), tools)
     if not isinstance(artifact, BaseModel):
         raise MachineDefinitionError(
             row.state.value, f"agent returned {type(artifact).__name__}, not an artifact"

@@ -29,6 +29,7 @@ import structlog
 from pydantic import PrivateAttr
 
 from agents.artifacts import PlanRequest
+from agents.catalog import use_catalog
 from agents.errors import (
     FingerprintMismatchError,
     MachineDefinitionError,
@@ -253,7 +254,7 @@ def run_request(
     or RunInterrupted (checkpoint saved, resumable)."""
     rid = check_request_id(request.request_id)
     stages = stages or real_stages()
-    with store.lock(rid):
+    with store.lock(rid), use_catalog(toolbox_factory.catalog):
         try:
             return _run_locked(request, rid, store, toolbox_factory, settings, force, stages,
                                out_dir, stop)  # fmt: skip

@@ -3,8 +3,9 @@ catalog-and-record instances, an enumerator, and checks of a report's allocation
 
 The enumerator tries every way to give each course to at most one leaf per program, knows the
 grade rules (minimum grades, pass/fail, failed attempts, in-progress and planned courses
-assumed to meet a minimum, course-set GPA over the counted courses) and the sharing limit
-between the two programs, and nothing of the audit's code.
+assumed to meet a minimum, course-set GPA over the counted courses), the requirement forms
+(a set selected by attribute and restricted by subject and level, a subject minimum, caps on
+what counts) and the sharing limit between the two programs, and nothing of the audit's code.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 
 from agents.audit import AuditReport, RequirementAudit
 from agents.catalog import Catalog, StudentRecord
+from tests.forms_helpers import LEVELS, SUBJECTS, Taken, accepts, forms, forms_ok
 
 POINTS = {"A": 4.0, "B": 3.0, "C": 2.0, "D": 1.0}
 
@@ -51,6 +53,8 @@ def leaf_specs(draw: st.DrawFn, codes: list[str], count: int) -> list[dict[str, 
             leaf: dict[str, Any] = {"kind": "course", "course": draw(st.sampled_from(codes))}
         else:
             leaf = {"kind": "course_set", "courses": members[i]}
+            if draw(st.booleans()):  # selected by attribute (see ``trees``), new fields
+                leaf = {"kind": "course_set", "members": members[i], **draw(forms())}
             if draw(st.booleans()):
                 leaf["min_courses"] = draw(st.integers(1, 3))
             else:
@@ -69,6 +73,8 @@ def trees(draw: st.DrawFn, codes: list[str], count: int, prefix: str) -> dict[st
     leaves = draw(leaf_specs(codes, count))
     for i, leaf in enumerate(leaves):
         leaf["id"] = f"{prefix}-l{i}"
+        if "members" in leaf:  # its members carry an attribute of their own
+            leaf["attributes"] = [f"in-{leaf['id']}"]
 
     def group(kids: list[dict[str, Any]], gid: str) -> dict[str, Any]:
         if len(kids) > 1 and draw(st.booleans()):
@@ -105,6 +111,16 @@ def instances(draw: st.DrawFn) -> dict[str, Any]:
                 strict=True,
             )
         ),
+        "subjects": dict(
+            zip(
+                codes,
+                draw(st.lists(st.sampled_from(SUBJECTS), min_size=n, max_size=n)),
+                strict=True,
+            )
+        ),
+        "levels": dict(
+            zip(codes, draw(st.lists(st.sampled_from(LEVELS), min_size=n, max_size=n)), strict=True)
+        ),
         "record": dict(
             zip(codes, draw(st.lists(st.sampled_from(KINDS), min_size=n, max_size=n)), strict=True)
         ),
@@ -114,14 +130,22 @@ def instances(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def build(inst: dict[str, Any]) -> tuple[Catalog, StudentRecord, dict[str, str]]:
+    marks = [
+        (f"in-{leaf['id']}", leaf["members"])
+        for _code, tree in inst["programs"]
+        for leaf in walk(tree)
+        if "members" in leaf
+    ]
     courses = [
         {
             "code": c,
             "title": f"Course {c}",
             "units": u,
             "department": "X",
-            "level": 100,
+            "subject": inst.get("subjects", {}).get(c, "XX"),
+            "level": inst.get("levels", {}).get(c, 100),
             "offered": {"terms": ["fall", "spring"]},
+            "attributes": [attr for attr, codes in marks if c in codes],
         }
         for c, u in inst["units"].items()
     ]
@@ -133,14 +157,14 @@ def build(inst: dict[str, Any]) -> tuple[Catalog, StudentRecord, dict[str, str]]
             "kind": "major" if code == MAJOR else "minor",
             "catalog_year": "2026-2027",
             "department": "X",
-            "requirement": tree,
+            "requirement": _without_members(tree),
         }
         if code == MINOR and inst["limit"] is not None:
             prog["sharing"] = [{"with_kind": "major", "max_courses": inst["limit"]}]
         programs.append(prog)
     catalog = Catalog.model_validate(
         {
-            "schema_version": 1,
+            "schema_version": 2,
             "institution": {"name": "Test"},
             "catalog_year": "2026-2027",
             "courses": courses,
@@ -193,15 +217,26 @@ def counted_as(kind: str, min_grade: str | None, planned: bool) -> tuple[str, st
     return None
 
 
-def leaf_ok(leaf: dict[str, Any], taken: list[tuple[str, str | None, float]]) -> bool:
-    """``taken``: (status, grade, units) of the courses counted toward the leaf."""
+def _without_members(node: dict[str, Any]) -> dict[str, Any]:
+    """The requirement as the catalog has it: ``members`` is the generator's note of the
+    courses carrying a set's attribute."""
+    out = {k: v for k, v in node.items() if k != "members"}
+    if "children" in node:
+        out["children"] = [_without_members(c) for c in node["children"]]
+    return out
+
+
+def leaf_ok(leaf: dict[str, Any], taken: Taken, inst: dict[str, Any] | None = None) -> bool:
+    """``taken``: (status, grade, units, code) of the courses counted toward the leaf."""
     if leaf["kind"] == "course":
         return bool(taken)
     if len(taken) < leaf.get("min_courses", 0):
         return False
-    if sum(u for _, _, u in taken) < leaf.get("min_units", 0) - 1e-9:
+    if sum(t[2] for t in taken) < leaf.get("min_units", 0) - 1e-9:
         return False
-    graded = [(POINTS[g], u) for s, g, u in taken if s == "completed" and g in POINTS]
+    if inst is not None and not forms_ok(leaf, taken, inst):
+        return False
+    graded = [(POINTS[g], u) for s, g, u, _ in taken if s == "completed" and g in POINTS]
     if "min_gpa" in leaf and graded:
         gpa = round(sum(p * u for p, u in graded) / sum(u for _, u in graded), 2)
         return gpa >= leaf["min_gpa"] - 1e-9
@@ -243,20 +278,23 @@ class Enumerator:
                 kind = inst["record"][code]
                 mine: list[tuple[int, tuple[str, str | None]] | None] = [None]
                 for i, leaf in enumerate(leaves):
-                    accepts = leaf.get("course") == code or code in leaf.get("courses", [])
-                    how = counted_as(kind, leaf.get("min_grade"), planned) if accepts else None
+                    fits = accepts(leaf, inst, code)
+                    how = counted_as(kind, leaf.get("min_grade"), planned) if fits else None
                     if how is not None:
                         mine.append((i, how))
                 choices.append(mine)
             reach: set[tuple[frozenset[str], int]] = set()
             for combo in product(*choices):
-                taken: list[list[tuple[str, str | None, float]]] = [[] for _ in leaves]
+                taken: list[Taken] = [[] for _ in leaves]
                 used = 0
                 for bit, (code, pick) in enumerate(zip(codes, combo, strict=True)):
                     if pick is not None:
-                        taken[pick[0]].append((*pick[1], inst["units"][code]))
+                        taken[pick[0]].append((*pick[1], inst["units"][code], code))
                         used |= 1 << bit
-                ok = {leaf["id"]: leaf_ok(leaf, t) for leaf, t in zip(leaves, taken, strict=True)}
+                ok = {
+                    leaf["id"]: leaf_ok(leaf, t, inst)
+                    for leaf, t in zip(leaves, taken, strict=True)
+                }
                 reach.add((frozenset(met_ids(tree, ok)), used))
             self.reach.append(reach)
 
@@ -308,12 +346,14 @@ def check_allocation(inst: dict[str, Any], report: AuditReport) -> None:
                 need = spec["n"] if spec["kind"] == "n_of" else len(kids)
                 assert (n.status == "met") == (sum(kids) >= need), n.id
                 continue
-            taken = []
+            taken: Taken = []
             for c in n.counted:
-                assert c.course == spec.get("course") or c.course in spec.get("courses", [])
+                assert accepts(spec, inst, c.course), (n.id, c.course)
                 how = counted_as(inst["record"][c.course], spec.get("min_grade"), True)
                 assert how == (c.status, c.grade), (n.id, c.course)
-                taken.append((c.status, c.grade, c.units))
-            assert (n.status == "met") == leaf_ok(spec, taken), n.id
+                taken.append((c.status, c.grade, c.units, c.course))
+            caps_kept = leaf_ok({"kind": "course_set", "caps": spec.get("caps", [])}, taken, inst)
+            assert caps_kept, f"{n.id} counts a course beyond a cap"
+            assert (n.status == "met") == leaf_ok(spec, taken, inst), n.id
     if len(counted) == 2 and inst["limit"] is not None:
         assert len(counted[0] & counted[1]) <= inst["limit"]

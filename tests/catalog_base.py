@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 _BASE: dict[str, Any] = {
-    "schema_version": 1,
+    "schema_version": 2,
     "institution": {"name": "Test College"},
     "catalog_year": "2026-2027",
     "courses": [

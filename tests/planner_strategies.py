@@ -95,7 +95,7 @@ def program(
 def catalog(courses: list[dict[str, Any]], programs: list[dict[str, Any]]) -> Catalog:
     return Catalog.model_validate(
         {
-            "schema_version": 1,
+            "schema_version": 2,
             "institution": {"name": "Test Institute"},
             "catalog_year": "2026-2027",
             "courses": courses,

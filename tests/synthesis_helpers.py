@@ -56,7 +56,7 @@ OVERLOAD_TEXT = (
 )
 
 RAW_CATALOG: dict[str, Any] = {
-    "schema_version": 1,
+    "schema_version": 2,
     "institution": {"name": "Test Institute"},
     "catalog_year": "2026-2027",
     "courses": [

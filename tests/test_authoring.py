@@ -230,9 +230,10 @@ CASES = [
     (
         "courses.csv",
         ",fall;spring,every,15-110,",
-        ",fall;autumn,every,15-110,",
-        "courses.csv:3 column 'offered_terms': 'autumn' is not a season - write seasons from "
-        "spring, summer, fall separated by ';', e.g. 'fall;spring'",
+        ",fall;winter,every,15-110,",
+        "courses.csv:3 column 'offered_terms': 'winter' is not a kind of term of the calendar "
+        "- write kinds from spring, summer, fall (or their codes) separated by ';', e.g. "
+        "'fall;spring'",
     ),
     (
         "programs/CS-MIN.yaml",

@@ -94,13 +94,14 @@ BROKEN: list[tuple[str, Mutation, type[CatalogError], str]] = [
         CatalogSchemaError,
         "$.courses[0]: unknown field 'credits'; allowed fields: antirequisites, attributes, "
         "code, corequisites, department, description, grading, level, offered, prerequisites, "
-        "repeatable, sections, title, units",
+        "repeatable, sections, subject, title, units",
     ),
     (
         "unknown season",
         _set("courses/0/offered/terms", ["winter"]),
-        CatalogSchemaError,
-        "$.courses[0].offered.terms[0]: expected one of 'spring', 'summer', 'fall', got 'winter'",
+        CatalogReferenceError,
+        "$.courses[0] (15-110).offered.terms: 'winter' is not a kind of term of the catalog's "
+        "calendar; use a code, name or alias of S (Spring), U (Summer), F (Fall)",
     ),
     (
         "prerequisite syntax error",

@@ -337,7 +337,9 @@ def test_model_reading_is_checked_like_any_other() -> None:
     assert got.constraints.time_preferences == TimePreferences(free_days=["F"], not_after="16:00")
     assert "ignored the time '10am': expected 24-hour 'HH:MM'" in got.notes
     assert [q.field for q in got.open_questions] == ["terms_away", "include_courses"]
-    assert got.open_questions[0].question.startswith("not a term: 'someday'; write a code")
+    assert got.open_questions[0].question.startswith(
+        "not a term: 'someday' in this semester calendar; write a code"
+    )
 
 
 def test_fallback_reader_is_recorded_with_its_reason() -> None:

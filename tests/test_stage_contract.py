@@ -139,15 +139,15 @@ def test_run_configuration_is_the_settings_plus_backend_and_stages() -> None:
     assert config.model_dump() == {
         "max_rounds": 3,
         "planner_time_limit_s": 10.0,
-        "horizon_terms": 12,
+        "horizon_terms": None,
         "backend": "offline",
         "model": "rules",
         "stages": "real",
     }
-    # The same fingerprint as before the settings were defined once: checkpoints made
-    # earlier resume without a configuration mismatch.
+    # Pinned: a changed fingerprint makes every earlier checkpoint stale. It last changed
+    # when the planner horizon's default became calendar-relative (horizon_terms None).
     assert config.fingerprint() == (
-        "4080273222c73e8358ac2628d36c8df53d0a7c0f289424fa517af7722c5c5dac"
+        "28139f43c62ec50dd3e3780af366661e6c1bdb722c604399e96be9b7291f7a86"
     )
 
 

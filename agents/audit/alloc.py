@@ -14,7 +14,10 @@ set of keys, and obeys:
   in-progress and planned courses are assumed to meet it);
 - a key counted in two programs uses one shared slot of the pair's tightest sharing limit;
 - a course leaf is met by one key; a course set by its course count and units, and by the GPA
-  over the courses it counts; an all_of by all children, an n_of by ``n`` children.
+  over the courses it counts; an all_of by all children, an n_of by ``n`` children;
+- a course set with caps or a subject minimum (``forms``) counts no course beyond a cap and
+  needs its courses from ``min_subjects`` subjects; for the search, a bag of courses meets it
+  when some part of the bag does (so more courses never hurt), and it counts that part.
 
 What is met is a lexicographic maximum, found exactly. Target nodes are tried in a fixed order
 and each is kept when some allocation meets every target kept so far plus the new one:
@@ -23,8 +26,9 @@ and each is kept when some allocation meets every target kept so far plus the ne
 2. the nodes met at the end of the previous stage (below): all at once when step 1 failed
    (they fit together: they did with fewer courses), otherwise one by one in program and tree
    order;
-3. program by program (majors first, then minors and concentrations, each in the order given):
-   the root, then every node in tree pre-order, skipping the subtree of a kept node.
+3. program by program (majors first, then the institution's requirements, then minors and
+   concentrations, each in the order given): the root, then every node in tree pre-order,
+   skipping the subtree of a kept node.
 
 So no allocation meets every met node plus any other node left open: an unmet requirement
 cannot be met without giving up a met one that comes earlier in the order (a major's before a
@@ -36,8 +40,8 @@ met by completed courses stays met when in-progress and planned courses are adde
 step 1 completes every program, when an n_of child the complete allocation does not need may
 be swapped for another. ``met_by_completed`` is "met after the first stage and at the end".
 
-Partial credit: once the met set is fixed, each open leaf takes what is left, greedily
-(``rank``); that never meets anything new, or the maximum would have kept it.
+Partial credit (``partial``): once the met set is fixed, each open leaf takes what is left,
+greedily (``rank``); that never meets anything new, or the maximum would have kept it.
 
 Limits: sharing limits only apply between the programs audited together; anti-requisites are
 not checked here (the verifier does); a search that runs out of steps counts its target as
@@ -50,6 +54,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
+from agents.audit.forms import Forms
 from agents.audit.pool import Option
 from agents.audit.program import Leaf, ProgramAlloc, flatten, required_count
 from agents.catalog import (
@@ -79,15 +84,10 @@ def pair(a: str, b: str) -> tuple[str, str]:
 
 
 def sharing_limit(a: Program, b: Program) -> SharingLimit | None:
-    """The tightest sharing limit between two programs, from either side; None if unlimited."""
-
-    def applies(lim: SharingLimit, other: Program) -> bool:
-        return (lim.with_program is None or lim.with_program == other.code) and (
-            lim.with_kind is None or lim.with_kind == other.kind
-        )
-
-    found = [lim for lim in a.sharing if applies(lim, b)]
-    found += [lim for lim in b.sharing if applies(lim, a)]
+    """The tightest sharing limit between two programs, from either side; None if unlimited
+    (the institution's requirements share freely unless a limit names them)."""
+    found = [lim for lim in a.sharing if lim.applies(a, b)]
+    found += [lim for lim in b.sharing if lim.applies(b, a)]
     return min(found, key=lambda lim: lim.max_courses) if found else None
 
 
@@ -99,8 +99,10 @@ class Allocator:
         self.catalog = catalog
         self.pool = pool
         self.programs = {p.code: p for p in programs}
+        self.forms = Forms(catalog, self.set_gpa, lambda o: (self.in_gpa(o), self.points(o)))
         order = [p for p in programs if p.kind == "major"]
-        order += [p for p in programs if p.kind != "major"]
+        order += [p for p in programs if p.kind == "institution"]
+        order += [p for p in programs if p.kind not in ("major", "institution")]
         self.allocs = {p.code: self._prepare(p) for p in order}
         self.limits: dict[tuple[str, str], int] = {}
         for i, p in enumerate(programs):
@@ -179,6 +181,9 @@ class Allocator:
         return round(pts / units, 2) if units else None
 
     def satisfies(self, req: Leaf, taken: Sequence[Option]) -> bool:
+        """Whether ``taken`` meets ``req``; for a distributed set, whether some part does."""
+        if isinstance(req, CourseSetRequirement) and req.distributed:
+            return self.forms.witness(req, taken) is not None
         if not self.counts_ok(req, taken):
             return False
         if isinstance(req, CourseSetRequirement) and req.min_gpa is not None:
@@ -189,6 +194,8 @@ class Allocator:
     def leaf_met(self, a: ProgramAlloc, idx: int) -> bool:
         req = a.nodes[idx].req
         assert isinstance(req, CourseRequirement | CourseSetRequirement)
+        if isinstance(req, CourseSetRequirement) and req.distributed:
+            return self.forms.holds(req, a.taken.get(idx, []))
         return self.satisfies(req, a.taken.get(idx, []))
 
     def node_met(self, a: ProgramAlloc, idx: int) -> bool:
@@ -263,7 +270,7 @@ class Allocator:
             opt.key,
         )
 
-    def _take(self, a: ProgramAlloc, idx: int, opt: Option) -> None:
+    def take(self, a: ProgramAlloc, idx: int, opt: Option) -> None:
         for other in self.others(a, opt.key):
             self.pair_shared.setdefault(pair(a.program.code, other), []).append(opt.key)
         a.taken.setdefault(idx, []).append(opt)
@@ -288,7 +295,7 @@ class Allocator:
                 assert isinstance(req, CourseRequirement | CourseSetRequirement)
                 chosen = [o for o in self.candidates(a, idx, req) if o.key in picks[(code, idx)]]
                 for opt in self._complete(a, req, chosen, free[(code, idx)]):
-                    self._take(a, idx, opt)
+                    self.take(a, idx, opt)
 
     def candidates(self, a: ProgramAlloc, idx: int, req: Leaf) -> list[Option]:
         return [o for k in a.cands[idx] if (o := self.qualifying(k, req)) is not None]
@@ -302,6 +309,8 @@ class Allocator:
             if self.satisfies(req, chosen):
                 break
             chosen.append(opt)
+        if isinstance(req, CourseSetRequirement) and req.distributed:
+            return self.forms.minimal(req, chosen)  # the part that counts
         if self.satisfies(req, chosen):
             return chosen
         # A course set with a GPA minimum where the ranked order took a low grade: use the
@@ -315,54 +324,18 @@ class Allocator:
                 chosen = rest
         return chosen
 
-    def fill_partial(self) -> None:
-        """Leaves that cannot be met get what is left, for partial credit."""
-        for a in self.allocs.values():
-            # Partial credit never meets a leaf (the search would have), so this is fixed.
-            open_ = self._open_leaves(a)
-            for idx in a.order:
-                if idx in open_:
-                    self._fill(a, idx)
-
-    def _open_leaves(self, a: ProgramAlloc) -> set[int]:
-        """Unmet leaves whose ancestors are all unmet (under a met node they are not needed)."""
-        out: set[int] = set()
-
-        def walk(idx: int) -> None:
-            if self.node_met(a, idx):
-                return
-            if not a.nodes[idx].children:
-                out.add(idx)
-            for c in a.nodes[idx].children:
-                walk(c)
-
-        walk(0)
-        return out
-
-    def _fill(self, a: ProgramAlloc, idx: int) -> None:
-        req = a.nodes[idx].req
-        assert isinstance(req, CourseRequirement | CourseSetRequirement)
-        choices = [o for o in self.candidates(a, idx, req) if o.key not in a.used]
-        for opt in sorted(choices, key=lambda o: self.rank(a, o)):
-            if self.counts_ok(req, a.taken.get(idx, [])):
-                break
-            other = self.blocker(a, opt.key)
-            if other is not None:
-                a.blocked.setdefault(idx, {})[opt.key] = other
-                continue
-            self._take(a, idx, opt)
-
 
 def completion(
     al: Allocator, req: Leaf, base: Sequence[Option], free: Sequence[Option]
 ) -> list[Option] | None:
     """Free courses that, added to ``base``, meet ``req``; None if no subset of ``free`` does.
 
-    Without a GPA minimum more courses never hurt, so all of ``free`` is the test. With one,
-    courses outside the GPA or at or above the minimum never lower a qualifying average, so
-    they are always added; the ones below it are tried in every combination (there are few).
+    Without a GPA minimum (or for a distributed set, met when a part of the bag is) more
+    courses never hurt, so all of ``free`` is the test. With one, courses outside the GPA or
+    at or above the minimum never lower a qualifying average, so they are always added; the
+    ones below it are tried in every combination (there are few).
     """
-    if not (isinstance(req, CourseSetRequirement) and req.min_gpa is not None):
+    if not (isinstance(req, CourseSetRequirement) and req.min_gpa is not None) or req.distributed:
         return list(free) if al.satisfies(req, [*base, *free]) else None
     minimum = req.min_gpa
     good = [o for o in free if not al.in_gpa(o) or al.points(o) >= minimum - EPS]

@@ -13,9 +13,10 @@ completed over in-progress over planned courses and majors over minors, and a no
 record stays met when planned courses are added. ``build`` writes the explanations.
 
 Module map, each importing only the ones listed before it: ``pool`` (the courses a record and
-plan offer), ``program`` (a program's flattened tree and allocation state), ``alloc`` (the
-rules and the allocator), ``selections`` and ``search`` (the exact search), ``stages`` (the
-stage and target order), ``report`` (the result models), ``explain``, ``leaves`` and
+plan offer), ``program`` (a program's flattened tree and allocation state), ``forms`` (caps
+and subject minimums of course sets), ``alloc`` (the rules and the allocator), ``selections``
+and ``search`` (the exact search), ``partial`` (partial credit), ``stages`` (the stage and
+target order), ``report`` (the result models), ``explain``, ``leaves`` and
 ``build`` (result models from an allocation), ``core`` (this file: schema, entry points),
 ``render`` (plain text).
 """
@@ -40,6 +41,7 @@ from agents.catalog import (
     check_student_against_catalog,
     model_schema,
     published_schema,
+    with_institution,
     write_schema_file,
 )
 
@@ -132,7 +134,9 @@ def audit(
     planned: Mapping[str, str] | None = None,
 ) -> AuditReport:
     """Audit ``student`` against ``programs`` (default: the declared ones) plus what-if
-    ``add_programs``, counting ``planned`` courses (course -> term) as future enrollments.
+    ``add_programs`` plus the institution's requirements (programs of kind 'institution',
+    which apply to every student), counting ``planned`` courses (course -> term) as future
+    enrollments.
 
     The same question asked twice of one catalog gets the same (frozen) report without a
     second search: a request's planner, critique and verifier all audit its final plan.
@@ -175,6 +179,7 @@ def _audit(
             warnings.append(f"program {code} is listed more than once; audited once")
         else:
             order.append(code)
+    order = with_institution(catalog, order)  # the institution's requirements: everyone's
     if student.catalog_year != catalog.catalog_year:
         warnings.append(
             f"the student follows catalog year {student.catalog_year!r} but the audit uses "
@@ -207,7 +212,7 @@ def _audit(
         builder.program(
             p,
             order,
-            p.code not in student.programs,
+            p.code not in student.programs and p.kind != "institution",
             _eligibility(p, majors),
             (earned, in_progress, units_planned),
         )

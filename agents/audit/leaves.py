@@ -1,12 +1,14 @@
 """Audits of requirement leaves (one course, or a course set) with their explanations: what
-counted, and why anything else could not (counted elsewhere, kept out by a sharing limit, a
-grade below the minimum, not taken yet). ``build`` calls them for each leaf of a program.
+counted, and why anything else could not (counted elsewhere, kept out by a sharing limit or
+by a cap of the set, a grade below the minimum, not taken yet, too few subjects). ``build``
+calls them for each leaf of a program.
 """
 
 from __future__ import annotations
 
 from agents.audit.alloc import EPS, Allocator, sharing_limit
 from agents.audit.explain import audit_node, code_list, limit_text, num, plural, rounded
+from agents.audit.forms import cap_label, cap_limit
 from agents.audit.pool import Option
 from agents.audit.program import Leaf, ProgramAlloc, required_count
 from agents.audit.report import CountedCourse, RequirementAudit, Status
@@ -78,6 +80,61 @@ class LeafBuilder:
             out.append(next(r for r in reasons if r is not None))
         return out
 
+    @staticmethod
+    def spread_text(left: int, courses: int, some: bool) -> str:
+        """How the courses still needed must spread over subjects, ending in a comma."""
+        if not some:
+            return f" in at least {plural(left, 'subject')},"
+        where = "a subject" if left == 1 else f"{left} subjects"
+        if courses > left:
+            where = f"at least {left} in " + ("a subject" if left == 1 else "subjects")
+            return f", {where} not counted yet (subject distribution unmet),"
+        return f" in {where} not counted yet (subject distribution unmet),"
+
+    def distributed_options(
+        self,
+        a: ProgramAlloc,
+        idx: int,
+        req: CourseSetRequirement,
+        options: list[str],
+        subjects: list[str],
+        spread_only: bool,
+    ) -> list[str]:
+        """What could still help a distributed set: not the student's own courses (the
+        search found they cannot; ``cap_reasons`` says why), not a course no cap lets
+        count, and once the count is reached only courses of a subject not counted yet."""
+        mine = {o.course for o in self.allocator.candidates(a, idx, req) if o.key not in a.used}
+        forms = self.allocator.forms
+        out = [c for c in options if c not in mine and not forms.never_counts(req, c)]
+        if spread_only:
+            by_code = self.catalog.course_by_code
+            out = [c for c in out if by_code[c].subject_code not in subjects]
+        return out
+
+    def cap_reasons(
+        self, a: ProgramAlloc, idx: int, req: CourseSetRequirement, taken: list[Option]
+    ) -> list[str]:
+        """Courses that could count here but for a cap the counted courses have reached."""
+        forms = self.allocator.forms
+        kept: dict[int, list[str]] = {}
+        for opt in self.allocator.candidates(a, idx, req):
+            if opt.key in a.used:
+                continue
+            i = forms.broken_cap(req, [*taken, opt])
+            if i is not None:
+                kept.setdefault(i, []).append(opt.course)
+        out = []
+        for i, courses in sorted(kept.items()):
+            cap = req.caps[i]
+            inside = [o.course for o in taken if i in forms.caps_of(req, o.course)]
+            verb = "does" if len(inside) == 1 else "do"
+            counted = f", and {code_list(inside)} already {verb}" if inside else ""
+            out.append(
+                f"{code_list(courses)} cannot count (cap reached): of {cap_label(cap)}, "
+                f"{cap_limit(cap)} may count{counted}"
+            )
+        return out
+
     def met_text(self, opt: Option, min_grade: str | None) -> str:
         if opt.status == "completed":
             if opt.source == "institution":
@@ -140,12 +197,20 @@ class LeafBuilder:
         counts_ok = self.allocator.counts_ok(req, taken)
         gpa = self.allocator.set_gpa(taken) if req.min_gpa is not None else None
         gpa_ok = req.min_gpa is None or gpa is None or gpa >= req.min_gpa - EPS
-        status: Status = "met" if counts_ok and gpa_ok else "partly_met" if taken else "unmet"
-        courses_needed = max(0, need - len(taken)) if need is not None else 0
+        forms = self.allocator.forms
+        subjects = forms.subjects(taken) if req.min_subjects is not None else []
+        spread_left = max(0, (req.min_subjects or 0) - len(subjects))
+        met = counts_ok and gpa_ok and not spread_left
+        status: Status = "met" if met else "partly_met" if taken else "unmet"
+        count_left = max(0, need - len(taken)) if need is not None else 0
+        courses_needed = max(count_left, spread_left)
         options: list[str] = []
         if status != "met":
             excluded = self.excluded(a, idx, req)
             options = sorted(self.catalog.courses_matching(req) - set(excluded))
+            if req.distributed:
+                spread_only = counts_ok and spread_left > 0
+                options = self.distributed_options(a, idx, req, options, subjects, spread_only)
         units_left = max(0.0, req.min_units - units) if req.min_units is not None else 0.0
         # A lower bound: the cheapest options, or any matching course when too few are left.
         pick = options
@@ -163,23 +228,31 @@ class LeafBuilder:
             have.append(f"{num(units)} of {plural(req.min_units, 'unit')}")
         grade = f" (minimum grade {req.min_grade})" if req.min_grade else ""
         parts = [f"{' and '.join(have)} counted{grade}"]
-        if not counts_ok:
+        if req.min_subjects is not None and taken:
+            parts.append(
+                f"from {plural(len(subjects), 'subject')} ({', '.join(subjects)}) "
+                f"of the {req.min_subjects} needed"
+            )
+        if not counts_ok or spread_left:
             more = []
             if courses_needed:
                 noun = "course" if courses_needed == 1 else "courses"
                 more.append(f"{courses_needed} more {noun}")
             if units_left > EPS:
                 more.append(f"{num(rounded(units_left))} more units")
+            wanted = " and ".join(more)
+            if spread_left:
+                wanted += self.spread_text(spread_left, courses_needed, bool(taken))
             if not options:
-                parts.append(f"needs {' and '.join(more)}, and no catalog course is left to count")
+                parts.append(f"needs {wanted.rstrip(',')}, and no catalog course is left to count")
             elif len(options) < courses_needed:
                 left = plural(len(options), "catalog course")
                 parts.append(
-                    f"needs {' and '.join(more)}, but only {left} can still count: "
+                    f"needs {wanted.rstrip(',')}, but only {left} can still count: "
                     f"{code_list(options)}"
                 )
             else:
-                parts.append(f"needs {' and '.join(more)} from: {code_list(options)}")
+                parts.append(f"needs {wanted} from: {code_list(options)}")
         if req.min_gpa is not None and taken:
             if gpa is None:
                 parts.append("GPA not known yet (no completed graded course counted)")
@@ -189,6 +262,7 @@ class LeafBuilder:
                 parts.append(
                     f"GPA {gpa:.2f} over the counted courses is below the minimum {req.min_gpa:.2f}"
                 )
+        parts += self.cap_reasons(a, idx, req, taken)
         if status != "met":
             parts += self.blocked_reasons(a, idx) + self.grade_reasons(a, idx, req)
         return audit_node(

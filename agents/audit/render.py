@@ -60,7 +60,8 @@ def _render_node(node: RequirementAudit, depth: int, lines: list[str]) -> None:
 
 def render_program(program: ProgramAudit) -> str:
     """One program's audit as an indented tree."""
-    kind = program.kind + (", what-if" if program.what_if else "")
+    kind: str = "institution requirements" if program.kind == "institution" else program.kind
+    kind += ", what-if" if program.what_if else ""
     lines = [f"{program.code} {program.name} ({kind}) {MARKS[program.status]}"]
     if not program.eligible:
         lines.append(f"  Not eligible: {program.eligibility_note}")

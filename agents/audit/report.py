@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.audit.pool import CountedStatus
-from agents.catalog import AttemptSource, ClassStanding
+from agents.catalog import AttemptSource, ClassStanding, ProgramKind
 
 __all__ = [
     "AuditReport",
@@ -98,8 +98,14 @@ class ProgramAudit(_Model):
 
     code: str = Field(description="Program code.")
     name: str = Field(description="Official name.")
-    kind: Literal["major", "minor", "concentration"] = Field(description="Program kind.")
-    what_if: bool = Field(description="True when the student has not declared the program.")
+    kind: ProgramKind = Field(
+        description="Program kind; 'institution' for the institution's own requirements "
+        "(general education, writing, total credits), which apply to every student."
+    )
+    what_if: bool = Field(
+        description="True when the student has not declared the program (never for the "
+        "institution's requirements)."
+    )
     eligible: bool = Field(description="Whether the student may add or hold the program.")
     eligibility_note: str = Field(description="Why not eligible; empty when eligible.")
     status: Status = Field(description="Combined status of the tree and the program checks.")
@@ -136,7 +142,10 @@ class AuditReport(_Model):
     units_earned: float = Field(description="Units earned by completed courses.")
     units_in_progress: float = Field(description="Units of courses in progress.")
     units_planned: float = Field(description="New units of planned courses.")
-    programs: list[ProgramAudit] = Field(description="One audit per program, in the order given.")
+    programs: list[ProgramAudit] = Field(
+        description="One audit per program, in the order given, then the institution's "
+        "requirements (kind 'institution') that apply to every student."
+    )
     all_met: bool = Field(
         description="Every program met counting completed, in-progress and planned courses."
     )

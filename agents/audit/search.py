@@ -15,10 +15,12 @@ sharing limit with this one. Three reductions, each keeping some solution if one
 - A leaf never needs more contested keys than a *minimal* completing set: dropping extra keys
   frees them and can only help other leaves and sharing slots. So a leaf's options are its
   minimal completing sets (for a course or count-only set: any ``need`` keys; with units: sets
-  that fail without their smallest course; with a GPA minimum: enumerated).
+  that fail without their smallest course; with a GPA minimum, caps or a subject minimum:
+  enumerated).
 - Keys with the same claimant leaves, counting the same way toward each (units where units
-  matter, grade where GPA matters), and the same owners so far are interchangeable: swapping
-  two maps every completion to another. So a leaf takes the first few of each such class.
+  matter, grade where GPA matters, the caps they fall under and their subject where those
+  matter), and the same owners so far are interchangeable: swapping two maps every
+  completion to another. So a leaf takes the first few of each such class.
 
 An n_of takes children that free keys alone meet, or are required anyway, before trying
 combinations of the others. The depth-first search takes the most constrained item first (a
@@ -126,14 +128,20 @@ class Search:
         self.bit = {k: 1 << i for i, k in enumerate(self.keys)}
         # Keys with the same claimants, counting the same way toward each, are
         # interchangeable: which of them a leaf takes only matters through their owners.
-        looks: dict[str, list[tuple[Target, float, tuple[bool, float]]]] = {}
+        looks: dict[str, list[tuple[Target, float, tuple[bool, float], tuple[object, ...]]]] = {}
         for t, opts in cands.items():
             req = self.leaf(t)
-            units = isinstance(req, CourseSetRequirement) and req.min_units is not None
+            spread = isinstance(req, CourseSetRequirement) and req.distributed
+            units = isinstance(req, CourseSetRequirement) and (
+                req.min_units is not None or any(c.max_units is not None for c in req.caps)
+            )
             gpa = isinstance(req, CourseSetRequirement) and req.min_gpa is not None
             for o in opts:
                 grade = (al.in_gpa(o), al.points(o)) if gpa else (False, 0.0)
-                looks.setdefault(o.key, []).append((t, o.units if units else 0.0, grade))
+                form = al.forms.look(req, o) if isinstance(req, CourseSetRequirement) else ()
+                looks.setdefault(o.key, []).append(
+                    (t, o.units if units else 0.0, grade, form if spread else ())
+                )
         self._kind = {k: tuple(sorted(looks[k])) for k in self.keys}
         for t in cands:
             a, req = al.allocs[t[0]], self.leaf(t)
@@ -142,7 +150,7 @@ class Search:
             self.need[t] = None
             if isinstance(req, CourseRequirement):
                 self.need[t] = max(0, 1 - len(self.free[t]))
-            elif req.min_units is None and req.min_gpa is None:
+            elif req.min_units is None and req.min_gpa is None and not req.distributed:
                 self.need[t] = max(0, (required_count(req) or 0) - len(self.free[t]))
         for code, a in al.allocs.items():
             for node in reversed(a.nodes):  # children before parents
@@ -298,8 +306,8 @@ class Search:
                 yield sum(bit for bit, _ in chosen)
             return
         req, free = self.leaf(t), self.free[t]
-        if isinstance(req, CourseSetRequirement) and req.min_gpa is not None:
-            yield from self._minimal_gpa_sets(req, groups, free)
+        if isinstance(req, CourseSetRequirement) and (req.min_gpa is not None or req.distributed):
+            yield from self._enumerated_sets(req, groups, free)
             return
         # Units (and maybe a count): more never hurts, so a completing set is minimal exactly
         # when dropping its smallest course breaks it, and sizes are bounded by the units.
@@ -323,7 +331,7 @@ class Search:
                 if smallest is None or not al.satisfies(req, [*free, *rest]):
                     yield sum(bit for bit, _ in chosen)
 
-    def _minimal_gpa_sets(
+    def _enumerated_sets(
         self,
         req: CourseSetRequirement,
         groups: list[list[tuple[int, Option]]],

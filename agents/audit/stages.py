@@ -8,6 +8,7 @@ is met is the lexicographic maximum.
 from __future__ import annotations
 
 from agents.audit.alloc import STAGES, Allocator, Target
+from agents.audit.partial import fill_partial
 from agents.audit.pool import Option
 from agents.audit.search import Search, State
 from agents.catalog import Catalog, Program
@@ -67,7 +68,7 @@ def allocate(catalog: Catalog, pool: dict[str, list[Option]], programs: list[Pro
         met = al.met_nodes()
         first = met if first is None else first
         carried = [(code, idx) for code in al.allocs for idx in sorted(met[code])]
-    al.fill_partial()
+    fill_partial(al)
     final = al.met_nodes()
     assert first is not None
     al.met_by_completed = {code: first[code] & final[code] for code in al.allocs}

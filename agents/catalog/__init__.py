@@ -4,6 +4,13 @@ terms and student records. Code outside the package imports these names from her
 from __future__ import annotations
 
 from agents.catalog.courses import Course, Meeting, Section
+from agents.catalog.credits import (
+    credit_sub,
+    credit_sum,
+    format_credits,
+    unit_name,
+    use_catalog,
+)
 from agents.catalog.crossref import reference_problems
 from agents.catalog.loader import (
     catalog_fingerprint,
@@ -12,7 +19,7 @@ from agents.catalog.loader import (
     load_catalog,
     parse_catalog,
 )
-from agents.catalog.model import Catalog
+from agents.catalog.model import Catalog, institution_programs, with_institution
 from agents.catalog.policies import AcademicStatus, PolicyRule, RuleCondition, Severity
 from agents.catalog.prereq import (
     COURSE_CODE_PATTERN,
@@ -31,13 +38,19 @@ from agents.catalog.prereq import (
     parse_prereq,
     programs_in,
 )
-from agents.catalog.programs import Program, SharingLimit
+from agents.catalog.programs import (
+    Program,
+    ProgramKind,
+    SharingLimit,
+)
 from agents.catalog.requirements import (
     AllOfRequirement,
+    CourseCap,
     CourseRequirement,
     CourseSetRequirement,
     NOfRequirement,
     RequirementNode,
+    selects,
 )
 from agents.catalog.schemas import model_schema, published_schema, write_schema_file
 from agents.catalog.student import (
@@ -47,22 +60,35 @@ from agents.catalog.student import (
     check_student_against_catalog,
     load_student,
 )
-from agents.catalog.terms import TERM_CODE_PATTERN, Term, term_label
+from agents.catalog.terms import (
+    SEMESTER_CALENDAR,
+    TERM_CODE_PATTERN,
+    Calendar,
+    Term,
+    TermKind,
+    active_calendar,
+    first_regular,
+    term_label,
+    use_calendar,
+)
 from agents.catalog.validation import json_path, schema_problems
 
 __all__ = [
     "COURSE_CODE_PATTERN",
+    "SEMESTER_CALENDAR",
     "TERM_CODE_PATTERN",
     "AcademicStatus",
     "AllOf",
     "AllOfRequirement",
     "AnyOf",
     "AttemptSource",
+    "Calendar",
     "Catalog",
     "ClassStanding",
     "ConsentCond",
     "Course",
     "CourseAttempt",
+    "CourseCap",
     "CourseCond",
     "CourseRequirement",
     "CourseSetRequirement",
@@ -72,6 +98,7 @@ __all__ = [
     "PrereqNode",
     "Program",
     "ProgramCond",
+    "ProgramKind",
     "RequirementNode",
     "RuleCondition",
     "Section",
@@ -80,13 +107,20 @@ __all__ = [
     "StandingCond",
     "StudentRecord",
     "Term",
+    "TermKind",
     "UnitsCond",
+    "active_calendar",
     "catalog_fingerprint",
     "catalog_schema",
     "check_student_against_catalog",
     "courses_in",
+    "credit_sub",
+    "credit_sum",
     "default_catalog_path",
+    "first_regular",
+    "format_credits",
     "format_prereq",
+    "institution_programs",
     "iter_prereq",
     "json_path",
     "load_catalog",
@@ -98,6 +132,11 @@ __all__ = [
     "published_schema",
     "reference_problems",
     "schema_problems",
+    "selects",
     "term_label",
+    "unit_name",
+    "use_calendar",
+    "use_catalog",
+    "with_institution",
     "write_schema_file",
 ]

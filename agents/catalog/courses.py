@@ -11,8 +11,9 @@ from typing import Any, Literal, Union
 from pydantic import Field, field_validator
 
 from agents.catalog.base import CatalogModel
+from agents.catalog.credits import is_credit_value
 from agents.catalog.prereq import COURSE_CODE_PATTERN, PrereqNode, coerce_prereq
-from agents.catalog.terms import TERM_CODE_PATTERN, Season, Term
+from agents.catalog.terms import TERM_CODE_PATTERN, Term
 
 TIME_PATTERN = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
 
@@ -42,7 +43,11 @@ class Section(CatalogModel):
 class Offering(CatalogModel):
     """When a course is normally offered."""
 
-    terms: list[Season] = Field(min_length=1, description="Seasons the course runs in.")
+    terms: list[str] = Field(
+        min_length=1,
+        description="Kinds of term the course runs in: codes, names or aliases of the "
+        "catalog calendar's term kinds, e.g. ['fall', 'spring'] or ['T1', 'T3'].",
+    )
     years: Literal["every", "odd", "even"] = Field(
         default="every",
         description="'every' year, or alternate years: only when the term's calendar year "
@@ -50,11 +55,14 @@ class Offering(CatalogModel):
     )
 
     def offered_in(self, term: Term) -> bool:
-        if term.season not in self.terms:
+        if not term.calendar.offered(self.terms, term):
             return False
         if self.years == "every":
             return True
         return (term.year % 2 == 1) == (self.years == "odd")
+
+
+SUBJECT_PATTERN = r"^[A-Z0-9]{1,10}$"
 
 
 class Course(CatalogModel):
@@ -62,9 +70,20 @@ class Course(CatalogModel):
 
     code: str = Field(pattern=COURSE_CODE_PATTERN, description="Course code, e.g. '15-112'.")
     title: str = Field(min_length=1, description="Course title.")
-    units: float = Field(gt=0, description="Units (credits) earned; integers or decimals.")
+    units: float = Field(
+        gt=0,
+        description="Units (credits) earned: a whole number or a decimal with at most two "
+        "places, e.g. 9, 4, 1, 0.5, 0.25.",
+    )
     description: str = Field(default="", description="Catalog description.")
     department: str = Field(min_length=1, description="Offering department.")
+    subject: str | None = Field(
+        default=None,
+        pattern=SUBJECT_PATTERN,
+        description="Subject code that requirements select by (subjects, min_subjects); "
+        "default: the letters before the number ('MATH 301' -> 'MATH') or the digits before "
+        "'-' ('15-112' -> '15').",
+    )
     level: int = Field(ge=0, description="Course level, e.g. 100, 200, 300, 400.")
     attributes: list[str] = Field(
         default_factory=list, description="Tags such as gen-ed areas or elective groups."
@@ -89,6 +108,16 @@ class Course(CatalogModel):
     )
     sections: list[Section] = Field(default_factory=list, description="Scheduled sections.")
 
+    @field_validator("units")
+    @classmethod
+    def _two_places(cls, value: float) -> float:
+        if not is_credit_value(value):
+            raise ValueError(
+                f"units {value!r} has more than two decimal places; write credits such as "
+                "1, 0.5 or 0.25 (they are added exactly in hundredths)"
+            )
+        return value
+
     @field_validator(
         "prerequisites",
         "corequisites",
@@ -102,3 +131,19 @@ class Course(CatalogModel):
     def sections_in(self, term: Term | str) -> list[Section]:
         code = term.code if isinstance(term, Term) else term
         return [s for s in self.sections if s.term == code]
+
+    @property
+    def subject_code(self) -> str:
+        """The course's subject: ``subject`` when given, else derived from the code."""
+        return self.subject if self.subject is not None else code_subject(self.code)
+
+
+def code_subject(code: str) -> str:
+    """The subject a course code starts with: 'MATH 301' and 'MATH301' -> 'MATH',
+    '15-112' -> '15'."""
+    if code[:1].isdigit():
+        return code.split("-", 1)[0]
+    end = 0
+    while end < len(code) and code[end].isalpha():
+        end += 1
+    return code[:end].upper() or code

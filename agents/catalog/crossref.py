@@ -20,7 +20,8 @@ from agents.catalog.requirements import (
     RequirementNode,
     pattern_matches,
 )
-from agents.catalog.terms import Term
+from agents.catalog.rulecheck import rule_problems
+from agents.errors import TermError
 
 
 def _dupes(items: Iterable[str]) -> list[str]:
@@ -80,8 +81,21 @@ def reference_problems(cat: Catalog) -> list[str]:
                 problems.append(f"{at}.antirequisites: unknown course {a!r}")
         for d in _dupes(f"{s.term}/{s.id}" for s in c.sections):
             problems.append(f"{at}.sections: duplicate section {d!r}")
+        cal = cat.calendar
+        bad_kinds = [w for w in c.offered.terms if cal.kind_code(w) is None]
+        for w in bad_kinds:
+            problems.append(
+                f"{at}.offered.terms: {w!r} is not a kind of term of the catalog's calendar; "
+                "use a code, name or alias of "
+                + ", ".join(f"{k.code} ({k.name})" for k in cal.terms)
+            )
         for j, s in enumerate(c.sections):
-            if not c.offered.offered_in(Term.parse(s.term)):
+            try:
+                term = cal.parse(s.term)
+            except TermError as exc:
+                problems.append(f"{at}.sections[{j}].term: {exc}")
+                continue
+            if not bad_kinds and not c.offered.offered_in(term):
                 problems.append(
                     f"{at}.sections[{j}]: section {s.id!r} is in {s.term}, a term the course "
                     f"is not offered (offered: {', '.join(c.offered.terms)}, "
@@ -120,6 +134,7 @@ def reference_problems(cat: Catalog) -> list[str]:
                 for attr in node.attributes:
                     if not any(attr in c.attributes for c in cat.courses):
                         problems.append(f"{path}: attribute {attr!r} is on no course")
+                problems.extend(_form_problems(cat, node, path))
         for d in _dupes(ids):
             problems.append(f"{at}.requirement: duplicate requirement id {d!r}")
         for j, lim in enumerate(prog.sharing):
@@ -131,6 +146,11 @@ def reference_problems(cat: Catalog) -> list[str]:
             for code in getattr(prog, field):
                 if code not in programs:
                     problems.append(f"{at}.{field}: unknown program {code!r}")
+            if prog.kind == "institution" and getattr(prog, field):
+                problems.append(
+                    f"{at}.{field}: the institution's requirements apply to every student; "
+                    f"remove {field}"
+                )
         if prog.document is not None and prog.document not in cat.document_by_id:
             problems.append(f"{at}.document: unknown document {prog.document!r}")
 
@@ -150,7 +170,58 @@ def reference_problems(cat: Catalog) -> list[str]:
                 f"{rule.citation.section!r}; it has {', '.join(s.id for s in doc.sections)}"
             )
 
+    problems.extend(rule_problems(cat))
     problems.extend(_cycle_problems(cat))
+    return problems
+
+
+def _form_problems(cat: Catalog, node: CourseSetRequirement, path: str) -> list[str]:
+    """Subjects, levels, distribution and caps of a course set that cannot work."""
+    problems: list[str] = []
+    subjects = {c.subject_code for c in cat.courses}
+    codes = cat.course_by_code
+    for sel, where in [(node, path)] + [(c, f"{path}.caps[{i}]") for i, c in enumerate(node.caps)]:
+        for s in sel.subjects:
+            if s not in subjects:
+                problems.append(f"{where}: subject {s!r} has no course")
+        if sel is not node:
+            for code in sel.courses:
+                if code not in codes:
+                    problems.append(f"{where}: unknown course {code!r}")
+    restricted = node.subjects or node.min_level is not None or node.max_level is not None
+    if not (restricted or node.distributed):
+        return problems
+    matching = [cat.course_by_code[c] for c in sorted(cat.courses_matching(node))]
+    if restricted and not matching:
+        problems.append(f"{path}: no course matches the set (subjects and levels included)")
+    have = len({c.subject_code for c in matching})
+    if node.min_subjects is not None and matching and have < node.min_subjects:
+        problems.append(
+            f"{path}: min_subjects is {node.min_subjects} but the matching courses come from "
+            f"only {have} subject{'s' if have != 1 else ''}"
+        )
+    for i, cap in enumerate(node.caps):
+        if matching and not any(cap.matches(c) for c in matching):
+            problems.append(
+                f"{path}.caps[{i}]: the cap's selector matches none of the set's courses"
+            )
+    if node.min_courses is not None and node.caps and matching:
+        # An upper bound on what can count: each capped course charged to its first cap.
+        free = sum(not any(cap.matches(c) for cap in node.caps) for c in matching)
+        charged = [0] * len(node.caps)
+        for c in matching:
+            first = next((i for i, cap in enumerate(node.caps) if cap.matches(c)), None)
+            if first is not None:
+                charged[first] += 1
+        most = free + sum(
+            n if cap.max_courses is None else min(n, cap.max_courses)
+            for n, cap in zip(charged, node.caps, strict=True)
+        )
+        if most < node.min_courses:
+            problems.append(
+                f"{path}: min_courses is {node.min_courses} but the caps let at most {most} "
+                "matching courses count"
+            )
     return problems
 
 

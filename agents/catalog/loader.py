@@ -9,24 +9,37 @@ collected, not raised one at a time. The readable schema problems come from
 from __future__ import annotations
 
 import hashlib
-import json
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import structlog
-from pydantic import ValidationError
 
-from agents.catalog.crossref import reference_problems
+from agents.catalog.authoring import build_catalog
 from agents.catalog.model import Catalog
-from agents.catalog.schemas import model_schema, published_schema, write_schema_file
-from agents.catalog.validation import pydantic_problems, schema_problems
-from agents.errors import CatalogError, CatalogReferenceError, CatalogSchemaError
+from agents.catalog.parse import (
+    SCHEMA_FILE,
+    catalog_schema,
+    parse_catalog,
+    parse_catalog_text,
+    published_catalog_schema,
+)
+from agents.catalog.schemas import write_schema_file
+from agents.errors import CatalogError
 
 log = structlog.get_logger(__name__)
 
-SCHEMA_FILE = "catalog.schema.json"
+__all__ = [
+    "SCHEMA_FILE",
+    "catalog_fingerprint",
+    "catalog_schema",
+    "default_catalog_path",
+    "load_catalog",
+    "parse_catalog",
+    "parse_catalog_text",
+    "published_catalog_schema",
+    "write_schema",
+]
 
 
 def default_catalog_path() -> Path:
@@ -34,18 +47,12 @@ def default_catalog_path() -> Path:
     return Path(str(resources.files("agents") / "data" / "catalog.json"))
 
 
-def catalog_schema() -> dict[str, Any]:
-    """The catalog's JSON Schema as generated from the models (the published file's source)."""
-    return model_schema(Catalog, SCHEMA_FILE)
-
-
-def published_catalog_schema() -> dict[str, Any]:
-    return published_schema(SCHEMA_FILE)
-
-
 def load_catalog(path: str | Path | None = None) -> Catalog:
-    """Load and fully check a catalog file (the shipped sample when ``path`` is None)."""
+    """Load and fully check a catalog file (the shipped sample when ``path`` is None), or
+    build one from a catalog directory in the authoring layout."""
     p = Path(path) if path is not None else default_catalog_path()
+    if p.is_dir():
+        return _build_cached(str(p.resolve()), catalog_fingerprint(p))
     try:
         stat = p.stat()
     except FileNotFoundError:
@@ -56,39 +63,41 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
 
 
 @lru_cache(maxsize=8)
+def _build_cached(path: str, _fingerprint: str) -> Catalog:
+    return build_catalog(path)[0]
+
+
+@lru_cache(maxsize=8)
 def _load_cached(path: str, _mtime: int, _size: int) -> Catalog:
     return parse_catalog_text(Path(path).read_text(encoding="utf-8"), source=path)
 
 
-def parse_catalog_text(text: str, source: str = "<catalog>") -> Catalog:
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CatalogSchemaError(
-            source, [f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"]
-        ) from None
-    return parse_catalog(raw, source)
-
-
-def parse_catalog(raw: Any, source: str = "<catalog>") -> Catalog:
-    problems = schema_problems(raw, published_catalog_schema())
-    if problems:
-        raise CatalogSchemaError(source, problems)
-    try:
-        catalog = Catalog.model_validate(raw)
-    except ValidationError as exc:
-        raise CatalogSchemaError(source, pydantic_problems(exc)) from None
-    refs = reference_problems(catalog)
-    if refs:
-        raise CatalogReferenceError(source, refs)
-    log.debug("catalog.loaded", source=source, courses=len(catalog.courses))
-    return catalog
-
-
 def catalog_fingerprint(path: str | Path | None = None) -> str:
-    """sha256 of the catalog file's bytes; a changed catalog gives a new fingerprint."""
+    """sha256 of the catalog file's bytes (of a catalog directory: of every file's relative
+    path and bytes); a changed catalog gives a new fingerprint."""
     p = Path(path) if path is not None else default_catalog_path()
-    return hashlib.sha256(p.read_bytes()).hexdigest()
+    if not p.is_dir():
+        return hashlib.sha256(p.read_bytes()).hexdigest()
+    h = hashlib.sha256()
+    for f in sorted(x for x in p.rglob("*") if x.is_file() and _layout_file(x, p)):
+        h.update(f.relative_to(p).as_posix().encode("utf-8") + b"\0")
+        h.update(hashlib.sha256(f.read_bytes()).digest())
+    return h.hexdigest()
+
+
+_LAYOUT_FILES = {"institution.yaml", "courses.csv", "sections.csv", "policies.yaml"}
+_LAYOUT_FOLDERS = {"programs", "documents"}
+
+
+def _layout_file(path: Path, root: Path) -> bool:
+    """Whether ``path`` is one of the files a catalog directory is built from (other files
+    beside them, such as sample students, do not change the catalog)."""
+    parts = path.relative_to(root).parts
+    if any(part.startswith(".") for part in parts):
+        return False
+    return (len(parts) == 1 and parts[0] in _LAYOUT_FILES) or (
+        len(parts) == 2 and parts[0] in _LAYOUT_FOLDERS
+    )
 
 
 def write_schema(directory: Path) -> Path:

@@ -10,6 +10,7 @@ and ``Catalog`` with its lookups. Loading lives in ``agents.catalog.loader``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cached_property
 from typing import Any, Literal
 
@@ -21,6 +22,7 @@ from agents.catalog.policies import DocSection, Document, PolicyRule
 from agents.catalog.prereq import ClassStanding
 from agents.catalog.programs import Program
 from agents.catalog.requirements import CourseSetRequirement
+from agents.catalog.terms import SEMESTER_CALENDAR, Calendar
 
 
 class GradeDef(CatalogModel):
@@ -71,9 +73,15 @@ class Institution(CatalogModel):
 class Catalog(CatalogModel):
     """A complete catalog."""
 
-    schema_version: Literal[1] = Field(description="Catalog format version.")
+    schema_version: Literal[2] = Field(
+        description="Catalog format version (2; `advise catalog migrate` upgrades version 1)."
+    )
     institution: Institution = Field(description="Publisher.")
     catalog_year: str = Field(description="Catalog year, e.g. '2026-2027'.")
+    calendar: Calendar = Field(
+        default_factory=lambda: SEMESTER_CALENDAR.model_copy(),
+        description="The term system: kinds of term, which are regular, where a year starts.",
+    )
     grade_scale: list[GradeDef] = Field(
         default_factory=lambda: [GradeDef(**g) for g in DEFAULT_GRADE_SCALE],
         description="Grades and their points.",
@@ -161,3 +169,16 @@ class Catalog(CatalogModel):
         if units >= t.sophomore:
             return "sophomore"
         return "first_year"
+
+
+def institution_programs(catalog: Catalog) -> list[Program]:
+    """The catalog's programs of kind ``institution``, in catalog order."""
+    return [p for p in catalog.programs if p.kind == "institution"]
+
+
+def with_institution(catalog: Catalog, codes: Iterable[str]) -> list[str]:
+    """A student's program codes (as given) followed by the institution's requirements
+    that are not among them: what every audit, plan and check covers."""
+    out = list(codes)
+    out += [p.code for p in institution_programs(catalog) if p.code not in out]
+    return out

@@ -6,6 +6,7 @@ catalog is loaded (``agents.catalog.crossref``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import Field
@@ -29,6 +30,32 @@ class RuleCondition(CatalogModel):
     status_in: list[AcademicStatus] = Field(
         default_factory=list, description="Academic statuses the rule applies to (empty: all)."
     )
+    recent_gpa_min: float | None = Field(
+        default=None,
+        ge=0,
+        description="GPA over the student's last `recent_terms` completed regular terms "
+        "(terms with grades that count in the GPA) at least this.",
+    )
+    recent_terms: int = Field(
+        default=2, ge=1, description="How many recent regular terms `recent_gpa_min` covers."
+    )
+    term_kinds: list[str] = Field(
+        default_factory=list,
+        description="Per-term rules only: the planned terms of these calendar kinds (codes, "
+        "e.g. ['U']) the rule or row covers; empty: every regular term.",
+    )
+
+    @property
+    def is_empty(self) -> bool:
+        """Whether no condition is given (the condition always holds)."""
+        return self == RuleCondition()
+
+
+class LimitRow(CatalogModel):
+    """One row of a rule's limit table: the limit that applies when ``when`` holds."""
+
+    when: RuleCondition = Field(description="Condition on the student (and the term).")
+    limit: float = Field(description="The limit while the condition holds.")
 
 
 class Citation(CatalogModel):
@@ -52,7 +79,10 @@ RuleKind = Literal[
     "min_gpa_graduation",
     "minor_eligibility",
     "total_units",
+    "academic_standing",
 ]
+PassFailMeasure = Literal["units", "courses"]
+PassFailScope = Literal["term", "overall", "program"]
 
 
 class PolicyRule(CatalogModel):
@@ -66,7 +96,33 @@ class PolicyRule(CatalogModel):
     )
     limit: float | None = Field(
         default=None,
-        description="The number the rule sets: units, courses, terms, repeats or a GPA.",
+        description="The number the rule sets: units, courses, terms, repeats or a GPA; "
+        "the limit when no row of `limit_table` holds.",
+    )
+    limit_table: list[LimitRow] = Field(
+        default_factory=list,
+        description="Limits by condition: the first row whose `when` holds gives the limit; "
+        "when none holds, `limit` does.",
+    )
+    grade_ceiling: str | None = Field(
+        default=None,
+        description="repeat_limit only: a course may be repeated only after a grade at or "
+        "below this one (by grade points); `limit` is then the number of repeats allowed.",
+    )
+    measure: PassFailMeasure | None = Field(
+        default=None,
+        description="pass_fail_limit only: count units or courses (default: units; courses "
+        "when neither `measure` nor `scope` is given).",
+    )
+    scope: PassFailScope | None = Field(
+        default=None,
+        description="pass_fail_limit only: per term, overall, or per program (default: "
+        "overall; per term when neither `measure` nor `scope` is given).",
+    )
+    program_kinds: list[str] = Field(
+        default_factory=list,
+        description="pass_fail_limit with scope 'program': the kinds of program (major, "
+        "minor, ...) whose counted courses are limited (empty: every program).",
     )
     severity: Severity = Field(default="hard", description="Hard rules cannot be waived.")
     requires_approval: Approver | None = Field(
@@ -74,6 +130,32 @@ class PolicyRule(CatalogModel):
     )
     citation: Citation = Field(description="Policy document section stating the rule.")
     summary: str = Field(default="", description="One-sentence statement of the rule.")
+
+    def effective_limit(self, holds: Callable[[RuleCondition], bool]) -> float | None:
+        """The limit of the first ``limit_table`` row whose condition ``holds``, else
+        ``limit``."""
+        return next((r.limit for r in self.limit_table if holds(r.when)), self.limit)
+
+    @property
+    def pass_fail_scope(self) -> PassFailScope:
+        """``scope``, defaulted: a rule that names neither scope nor measure is the original
+        per-term course limit."""
+        if self.scope is not None:
+            return self.scope
+        return "term" if self.measure is None else "overall"
+
+    @property
+    def pass_fail_measure(self) -> PassFailMeasure:
+        """``measure``, defaulted the same way as ``pass_fail_scope``."""
+        if self.measure is not None:
+            return self.measure
+        return "courses" if self.scope is None else "units"
+
+    @property
+    def term_kinds_named(self) -> frozenset[str]:
+        """Every term kind the rule or one of its table rows names."""
+        rows = [k for r in self.limit_table for k in r.when.term_kinds]
+        return frozenset([*self.applies_when.term_kinds, *rows])
 
 
 class DocSection(CatalogModel):

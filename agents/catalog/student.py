@@ -15,11 +15,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.catalog.base import CatalogModel
+from agents.catalog.credits import credit_sum
 from agents.catalog.model import Catalog
 from agents.catalog.policies import AcademicStatus
 from agents.catalog.prereq import COURSE_CODE_PATTERN, ClassStanding
 from agents.catalog.terms import TERM_CODE_PATTERN, Term
-from agents.errors import StudentRecordError
+from agents.errors import StudentRecordError, TermError
 
 AttemptSource = Literal["institution", "transfer", "ap", "exam"]
 
@@ -123,22 +124,23 @@ class StudentRecord(CatalogModel):
         return out
 
     def units_earned(self, catalog: Catalog, include_in_progress: bool = False) -> float:
-        total = 0.0
-        for code in self.earned_courses(catalog, include_in_progress):
+        """Credits earned (exactly, in hundredths: the order of courses cannot matter)."""
+        parts: list[float] = []
+        for code in sorted(self.earned_courses(catalog, include_in_progress)):
             best = self.best_attempt(code, catalog)
             assert best is not None
             c = catalog.course_by_code.get(code)
             if c is not None and c.repeatable:
                 # Repeatable courses earn credit for every passing attempt.
-                total += sum(
+                parts.extend(
                     self.units_of(a, catalog)
                     for a in self.attempts_of(code)
                     if (a.status == "completed" and catalog.grade_meets(a.grade, None))
                     or (include_in_progress and a.status == "in_progress")
                 )
             else:
-                total += self.units_of(best, catalog)
-        return total
+                parts.append(self.units_of(best, catalog))
+        return credit_sum(parts)
 
     def class_standing(self, catalog: Catalog, include_in_progress: bool = False) -> ClassStanding:
         return catalog.standing_for_units(self.units_earned(catalog, include_in_progress))
@@ -165,7 +167,34 @@ class StudentRecord(CatalogModel):
                     continue
             u = self.units_of(a, catalog)
             pts += g.points * u
-            units += u
+            units = credit_sum((units, u))
+        return round(pts / units, 2) if units else None
+
+    def recent_gpa(self, catalog: Catalog, terms: int = 2) -> float | None:
+        """GPA over the last ``terms`` completed regular terms (``Term.regular``; summer and
+        other optional terms never count): the most recent regular terms with an
+        institution grade that counts in the GPA, every such attempt of those terms
+        included (a course repeated later still counts in the term it was taken).
+        Pass/fail elections do not count. None when the record has no such term."""
+        graded = [
+            a
+            for a in self.courses
+            if a.status == "completed"
+            and a.source == "institution"
+            and not a.pass_fail
+            and (g := catalog.grade_by_symbol.get(a.grade or "")) is not None
+            and g.in_gpa
+            and Term.parse(a.term, catalog.calendar).regular
+        ]
+        codes = {a.term for a in graded}
+        ordered = sorted(codes, key=lambda t: Term.parse(t, catalog.calendar).index)
+        window = set(ordered[-terms:]) if terms > 0 else set()
+        pts = units = 0.0
+        for a in graded:
+            if a.term in window:
+                u = self.units_of(a, catalog)
+                pts += catalog.grade_by_symbol[a.grade or ""].points * u
+                units = credit_sum((units, u))
         return round(pts / units, 2) if units else None
 
     def terms_enrolled(self) -> list[str]:
@@ -204,7 +233,20 @@ def parse_student(raw: object, source: str = "<student>") -> StudentRecord:
 def check_student_against_catalog(student: StudentRecord, catalog: Catalog) -> list[str]:
     """Problems that make a record unusable with this catalog (unknown courses, programs)."""
     problems: list[str] = []
+    cal = catalog.calendar
+
+    def term_ok(code: str, where: str) -> None:
+        try:
+            cal.parse(code)
+        except TermError as exc:
+            problems.append(f"{where}: {exc}")
+
+    term_ok(student.start_term, "$.start_term")
+    term_ok(student.current_term, "$.current_term")
+    for i, code in enumerate(student.terms_away):
+        term_ok(code, f"$.terms_away[{i}]")
     for i, a in enumerate(student.courses):
+        term_ok(a.term, f"$.courses[{i}].term")
         if a.course not in catalog.course_by_code:
             problems.append(f"$.courses[{i}].course: unknown course {a.course!r}")
         if a.grade is not None and a.grade not in catalog.grade_by_symbol:

@@ -1,95 +1,288 @@
-"""Academic terms: codes such as ``F2026`` (fall), ``S2027`` (spring) and ``U2027`` (summer).
+"""Academic terms and the calendar they belong to.
 
-Terms are ordered by year and then spring < summer < fall. ``Term.parse`` accepts the code
-and readable forms ("Fall 2026", "fall 2026", "2026 fall").
+A catalog declares its term system (``Calendar``): the kinds of term in calendar-year
+order (January first) with a code, a name and aliases, which of them are *regular* (load
+rules and full-time status apply; the planner uses them by default) and which optional
+(summer, a January interim), and the kind that opens an academic year. A term code is the
+kind's code followed by the calendar year: ``F2026``, ``T12027``, ``W2027``.
+
+Everything about terms derives from the calendar: parsing codes and readable names
+("Fall 2026", "2027 winter", "J-term 2027"), ordering, the next regular term, labels and
+academic years. ``Term.parse`` reads with the calendar in use: the catalog's, bound by
+``use_calendar`` around a stage, an audit, a plan or a check; outside any binding it is the
+semester calendar of catalog format version 1 (spring, summer, fall), so a text in another
+calendar's codes fails loudly rather than being misread.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
+from pydantic import Field, model_validator
+
+from agents.catalog.base import CatalogModel
 from agents.errors import TermError
 
 Season = Literal["spring", "summer", "fall"]
 
-_SEASON_CODE: dict[str, Season] = {"S": "spring", "U": "summer", "F": "fall"}
-_CODE_OF: dict[Season, str] = {v: k for k, v in _SEASON_CODE.items()}
-_ORDER: dict[Season, int] = {"spring": 0, "summer": 1, "fall": 2}
-_CODE_RE = re.compile(r"^([SUF])(\d{4})$")
-_WORDS_RE = re.compile(
-    r"^(spring|summer|fall|autumn)\s+(\d{4})$|^(\d{4})\s+(spring|summer|fall|autumn)$"
-)
+TERM_CODE_PATTERN = r"^[A-Z][A-Z0-9]{0,2}[0-9]{4}$"
+KIND_CODE_PATTERN = r"^[A-Z][A-Z0-9]{0,2}$"
 
-TERM_CODE_PATTERN = r"^[SUF][0-9]{4}$"
+_CODE_RE = re.compile(r"^([A-Z][A-Z0-9]{0,2}?)([0-9]{4})$")
+_WORDS_RE = re.compile(r"^(.*?\D)\s*'?([0-9]{4})$|^([0-9]{4})\s+(.+)$")
+
+
+class TermKind(CatalogModel):
+    """One kind of term in the calendar (fall, winter quarter, T2, January interim)."""
+
+    code: str = Field(pattern=KIND_CODE_PATTERN, description="Code, e.g. 'F', 'W', 'T1', 'J'.")
+    name: str = Field(min_length=1, description="Readable name, e.g. 'Fall', 'Winter Quarter'.")
+    aliases: list[str] = Field(
+        default_factory=list,
+        description="Other names people write, e.g. 'autumn', 'J-term'; matched ignoring case.",
+    )
+    regular: bool = Field(
+        default=True,
+        description="Regular terms carry the load rules and full-time status and are planned "
+        "by default; optional terms (summer, interim) only when a request allows them.",
+    )
+    months: list[int] = Field(
+        default_factory=list,
+        description="Calendar months (1-12) the term runs in, to read 'May 2027' in requests.",
+    )
+
+
+class Calendar(CatalogModel):
+    """The catalog's term system."""
+
+    system: str = Field(
+        default="semester", description="What the school calls it: semester, quarter, 4-1-4 ..."
+    )
+    terms: list[TermKind] = Field(
+        min_length=1, description="The kinds of term in calendar-year order, January first."
+    )
+    academic_year_starts: str = Field(
+        description="Code of the kind that opens an academic year (a '2026-27' year starts "
+        "with this kind in 2026)."
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Calendar:
+        codes = [k.code for k in self.terms]
+        dup = sorted({c for c in codes if codes.count(c) > 1})
+        if dup:
+            raise ValueError(f"term kind codes must be unique; repeated: {', '.join(dup)}")
+        if self.academic_year_starts not in codes:
+            raise ValueError(
+                f"academic_year_starts {self.academic_year_starts!r} is not a term kind code; "
+                f"use one of {', '.join(codes)}"
+            )
+        if not any(k.regular for k in self.terms):
+            raise ValueError("at least one term kind must be regular")
+        names: dict[str, str] = {}
+        for k in self.terms:
+            for word in (k.code, k.name, *k.aliases):
+                other = names.setdefault(word.casefold(), k.code)
+                if other != k.code:
+                    raise ValueError(f"name {word!r} is used by term kinds {other} and {k.code}")
+            bad = [m for m in k.months if not 1 <= m <= 12]
+            if bad:
+                raise ValueError(f"term kind {k.code}: months must be 1-12, not {bad}")
+        return self
+
+    # ------------------------------------------------------------------ derived lookups
+
+    @cached_property
+    def position(self) -> dict[str, int]:
+        return {k.code: i for i, k in enumerate(self.terms)}
+
+    @cached_property
+    def kind_by_code(self) -> dict[str, TermKind]:
+        return {k.code: k for k in self.terms}
+
+    @cached_property
+    def word_index(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for k in self.terms:
+            for word in (k.code, k.name, *k.aliases):
+                out[_norm(word)] = k.code
+        return out
+
+    @cached_property
+    def parse_memo(self) -> dict[str, Term]:
+        return {}
+
+    @property
+    def size(self) -> int:
+        return len(self.terms)
+
+    @cached_property
+    def regular_per_year(self) -> int:
+        return sum(k.regular for k in self.terms)
+
+    @cached_property
+    def last_regular_of_year(self) -> str:
+        """The regular kind that closes an academic year (where graduation years end)."""
+        start = self.position[self.academic_year_starts]
+        order = self.terms[start:] + self.terms[:start]
+        return next(k.code for k in reversed(order) if k.regular)
+
+    def kind_code(self, word: str) -> str | None:
+        """The kind code a code, name or alias stands for (any case); None if none."""
+        return self.word_index.get(_norm(word))
+
+    def kind_for_month(self, month: int) -> str | None:
+        return next((k.code for k in self.terms if month in k.months), None)
+
+    def words(self) -> list[str]:
+        """Every name and alias of every kind (for text readers), longest first."""
+        return sorted(
+            {w for k in self.terms for w in (k.name, *k.aliases)}, key=lambda w: (-len(w), w)
+        )
+
+    def examples(self) -> str:
+        kinds = [k for k in self.terms if k.regular] or self.terms
+        return ", ".join(f"'{k.code}2027'" for k in kinds[:3])
+
+    # ------------------------------------------------------------------ terms
+
+    def term(self, kind: str, year: int) -> Term:
+        return Term(kind, year, self)
+
+    def parse(self, text: str) -> Term:
+        hit = self.parse_memo.get(text)
+        if hit is None:
+            hit = self._read(text)
+            if len(self.parse_memo) < 8192:
+                self.parse_memo[text] = hit
+        return hit
+
+    def _read(self, text: str) -> Term:
+        raw = text.strip()
+        m = _CODE_RE.match(raw.upper())
+        if m and m.group(1) in self.position:
+            return Term(m.group(1), int(m.group(2)), self)
+        w = _WORDS_RE.match(raw)
+        if w:
+            word, year = (w.group(1), w.group(2)) if w.group(2) else (w.group(4), w.group(3))
+            code = self.kind_code(word)
+            if code is not None:
+                return Term(code, int(year), self)
+        raise TermError(
+            f"not a term: {text!r} in this {self.system} calendar; write a code such as "
+            f"{self.examples()} (kinds: "
+            + ", ".join(f"{k.code} {k.name}" for k in self.terms)
+            + "), or words such as "
+            + f"'{self.terms[-1].name} 2026'"
+        )
+
+    def from_index(self, index: int) -> Term:
+        year, pos = divmod(index, self.size)
+        return Term(self.terms[pos].code, year, self)
+
+    def academic_year_of(self, term: Term) -> int:
+        """The calendar year an academic year starts in, for the year ``term`` belongs to."""
+        start = self.position[self.academic_year_starts]
+        return term.year if self.position[term.kind] >= start else term.year - 1
+
+    def offered(self, words: list[str], term: Term) -> bool:
+        return any(self.kind_code(w) == term.kind for w in words)
+
+
+def _norm(word: str) -> str:
+    return " ".join(word.replace("-", " ").casefold().split())
+
+
+SEMESTER_CALENDAR = Calendar(
+    system="semester",
+    terms=[
+        TermKind(code="S", name="Spring", months=[1, 2, 3, 4, 5]),
+        TermKind(code="U", name="Summer", regular=False, months=[6, 7, 8]),
+        TermKind(code="F", name="Fall", aliases=["autumn"], months=[9, 10, 11, 12]),
+    ],
+    academic_year_starts="F",
+)
+"""The calendar of catalog format version 1 and of catalogs that declare none."""
+
+_ACTIVE: ContextVar[Calendar] = ContextVar("calendar", default=SEMESTER_CALENDAR)
+
+
+def active_calendar() -> Calendar:
+    return _ACTIVE.get()
+
+
+@contextmanager
+def use_calendar(calendar: Calendar) -> Iterator[Calendar]:
+    """Read terms with ``calendar`` inside the block (nested bindings restore on exit)."""
+    token = _ACTIVE.set(calendar)
+    try:
+        yield calendar
+    finally:
+        _ACTIVE.reset(token)
 
 
 @dataclass(frozen=True, order=False)
 class Term:
-    """One academic term."""
+    """One academic term: a kind of the calendar in a calendar year."""
 
-    season: Season
+    kind: str
     year: int
+    calendar: Calendar = field(default=SEMESTER_CALENDAR, compare=False, repr=False)
 
     @classmethod
-    def parse(cls, text: str) -> Term:
-        """A term from a code ('F2026') or words ('Fall 2026'); terms are immutable, so a
-        text read once is answered from a cache afterwards."""
-        return _parse(text)
-
-    @classmethod
-    def _read(cls, text: str) -> Term:
-        raw = text.strip()
-        m = _CODE_RE.match(raw.upper())
-        if m:
-            return cls(_SEASON_CODE[m.group(1)], int(m.group(2)))
-        w = _WORDS_RE.match(raw.lower())
-        if w:
-            season = w.group(1) or w.group(4)
-            year = w.group(2) or w.group(3)
-            season = "fall" if season == "autumn" else season
-            return cls(season, int(year))  # type: ignore[arg-type]
-        raise TermError(
-            f"not a term: {text!r}; write a code such as 'F2026', 'S2027' or 'U2027', "
-            "or words such as 'Fall 2026'"
-        )
+    def parse(cls, text: str, calendar: Calendar | None = None) -> Term:
+        """A term from a code ('F2026') or words ('Fall 2026') in ``calendar`` (default: the
+        calendar in use); texts read once are answered from the calendar's memo."""
+        return (calendar or _ACTIVE.get()).parse(text)
 
     @property
-    def kind(self) -> str:
-        """The term kind's code ('F', 'S', 'U')."""
-        return _CODE_OF[self.season]
+    def code(self) -> str:
+        return f"{self.kind}{self.year}"
+
+    @property
+    def kind_info(self) -> TermKind:
+        return self.calendar.kind_by_code[self.kind]
 
     @property
     def regular(self) -> bool:
         """Whether this is a regular term (load rules and full-time status apply)."""
-        return self.season != "summer"
+        return self.kind_info.regular
 
     @property
-    def code(self) -> str:
-        return f"{_CODE_OF[self.season]}{self.year}"
+    def season(self) -> str:
+        """The kind's name in lower case ('fall', 'winter quarter')."""
+        return self.kind_info.name.lower()
 
     @property
     def index(self) -> int:
-        """A sortable integer: consecutive seasons give consecutive numbers."""
-        return self.year * 3 + _ORDER[self.season]
+        """A sortable integer: consecutive terms give consecutive numbers."""
+        return self.year * self.calendar.size + self.calendar.position[self.kind]
 
-    @classmethod
-    def from_index(cls, index: int) -> Term:
-        year, o = divmod(index, 3)
-        season = next(s for s, v in _ORDER.items() if v == o)
-        return cls(season, year)
+    @property
+    def academic_year(self) -> str:
+        """The academic year as '2026-27'."""
+        y = self.calendar.academic_year_of(self)
+        return f"{y}-{(y + 1) % 100:02d}"
+
+    def shift(self, steps: int) -> Term:
+        return self.calendar.from_index(self.index + steps)
 
     def next_regular(self, include_summer: bool = False) -> Term:
-        """The next term a student normally enrolls in (summers skipped unless asked)."""
-        t = Term.from_index(self.index + 1)
-        if t.season == "summer" and not include_summer:
-            t = Term.from_index(t.index + 1)
+        """The next term a student normally enrolls in; optional terms (summer, interim)
+        only when ``include_summer`` is set."""
+        t = self.shift(1)
+        while not (t.regular or include_summer):
+            t = t.shift(1)
         return t
 
     def label(self) -> str:
-        return f"{self.season.capitalize()} {self.year}"
+        return f"{self.kind_info.name} {self.year}"
 
     def __str__(self) -> str:
         return self.code
@@ -107,10 +300,15 @@ class Term:
         return self.index >= other.index
 
 
+def first_regular(term: Term) -> Term:
+    """``term`` if it is regular, else the next regular term."""
+    return term if term.regular else term.next_regular()
+
+
 def regular_terms(first: Term, last: Term) -> list[Term]:
-    """Fall and spring terms from ``first`` to ``last`` inclusive."""
+    """The regular terms from ``first`` to ``last`` inclusive."""
     out: list[Term] = []
-    t = first if first.season != "summer" else first.next_regular()
+    t = first_regular(first)
     while t <= last:
         out.append(t)
         t = t.next_regular()
@@ -130,8 +328,3 @@ def term_label(code: str | None) -> str:
 def term_code(text: str) -> str:
     """Normalize any accepted spelling of a term to its code."""
     return Term.parse(text).code
-
-
-@lru_cache(maxsize=4096)
-def _parse(text: str) -> Term:
-    return Term._read(text)

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from agents.artifacts import NegotiationRound, Recommendation, Risk, ScheduledTerm
-from agents.catalog import Term, term_label
+from agents.catalog import Calendar, Term, active_calendar, term_label, unit_name
 
 SIGN_OFF = "Office of Undergraduate Advising"
 
@@ -24,8 +25,6 @@ SIGN_OFF = "Office of Undergraduate Advising"
 # letters and digits, and must not follow a hyphen, so that rule ids ("RULE-2") and a
 # rule id followed by a number ("LOAD-MAX 54") are not read as courses.
 _COURSE_RE = re.compile(r"\b\d{2}-\d{3}\b|(?<![-\w])[A-Z]{2,5} ?\d{2,4}[A-Z]?\b")
-_TERM_CODE_RE = re.compile(r"\b[SUF]\d{4}\b")
-_TERM_LABEL_RE = re.compile(r"\b(spring|summer|fall|autumn)\s+(\d{4})\b", re.IGNORECASE)
 # Rule ids and program codes share one shape (LOAD-MAX, CS-MIN); both are grounded the
 # same way, against the draft, so the extractor does not need to tell them apart.
 _RULE_RE = re.compile(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\b")
@@ -61,7 +60,7 @@ def _term_line(term: ScheduledTerm, titles: bool) -> str:
         return f"- {term.label}: away"
     sep = "; " if titles else ", "
     courses = sep.join(f"{c.course} {c.title}" if titles else c.course for c in term.courses)
-    return f"- {term.label} ({_num(term.units)} units): {courses}"
+    return f"- {term.label} ({_num(term.units)} {unit_name()}): {courses}"
 
 
 def _plan_lines(plan: list[ScheduledTerm]) -> str:
@@ -182,14 +181,33 @@ def template_letter(draft: Recommendation) -> str:
 def letter_mentions(letter: str) -> dict[str, set[str]]:
     """Course codes, terms (as codes, from codes or labels such as 'Fall 2027') and rule
     ids (or program codes, which share their shape) that ``letter`` mentions."""
-    terms = set(_TERM_CODE_RE.findall(letter))
-    for season, year in _TERM_LABEL_RE.findall(letter):
-        terms.add(Term.parse(f"{season} {year}").code)
+    code_re, label_re = _term_patterns(active_calendar())
+    terms = {f"{kind}{year}" for kind, year in code_re.findall(letter)}
+    for name, year in label_re.findall(letter):
+        terms.add(Term.parse(f"{name} {year}").code)
     return {
         "courses": set(_COURSE_RE.findall(letter)),
         "terms": terms,
         "rules": set(_RULE_RE.findall(letter)),
     }
+
+
+def _term_patterns(cal: Calendar) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Term codes ('F2027') and labels ('Fall 2027', 'winter quarter 2028') of ``cal``."""
+    return _compile_term_patterns(tuple((k.code, k.name, *k.aliases) for k in cal.terms))
+
+
+@lru_cache(maxsize=16)
+def _compile_term_patterns(
+    kinds: tuple[tuple[str, ...], ...],
+) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    codes = "|".join(re.escape(k[0]) for k in sorted(kinds, key=lambda k: -len(k[0])))
+    words = sorted({w for k in kinds for w in k[1:]}, key=lambda w: (-len(w), w))
+    names = "|".join(r"[\s-]+".join(map(re.escape, w.split())) for w in words)
+    return (
+        re.compile(rf"\b({codes})(\d{{4}})\b"),
+        re.compile(rf"\b({names})\s+(\d{{4}})\b", re.IGNORECASE),
+    )
 
 
 def _texts(value: Any) -> Iterable[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from agents.catalog import Catalog, Term
+from agents.catalog import Catalog, Term, unit_name
 from agents.llm.boundary import IntakeExtraction
 from agents.llm.textparse_prefs import interests_in, load_caps, time_preferences
 from agents.llm.textparse_programs import (
@@ -166,14 +166,29 @@ def _read_courses(text: str, sents: list[Span], catalog: Catalog, out: IntakeExt
 # --------------------------------------------------------------------------- entry point
 
 
+def catalog_first_term(catalog: Catalog) -> Term:
+    """The term that opens the catalog's year ('2026-2027' -> fall 2026 with semesters)."""
+    m = re.match(r"\s*([0-9]{4})", catalog.catalog_year)
+    cal = catalog.calendar
+    year = int(m.group(1)) if m else 2000
+    return cal.term(cal.academic_year_starts, year)
+
+
 def parse_request_text(
-    text: str, catalog: Catalog, *, current_term: str = "F2026", start_term: str | None = None
+    text: str,
+    catalog: Catalog,
+    *,
+    current_term: str | None = None,
+    start_term: str | None = None,
 ) -> IntakeExtraction:
-    """Read ``text`` against ``catalog``; see the module docstring for what is understood."""
+    """Read ``text`` against ``catalog``; see the module docstring for what is understood.
+    Relative terms ("next winter") count from ``current_term``; without it, from the first
+    term of the catalog's year (the intake reads the text again with the student's term)."""
     text = text.replace("\u2019", "'").replace("\u2018", "'")
     out = IntakeExtraction()
     sents = sentences(text)
-    current = Term.parse(current_term)
+    cal = catalog.calendar
+    current = cal.parse(current_term) if current_term else catalog_first_term(catalog)
 
     mentions, prog_notes, prog_unresolved = program_mentions(text, catalog, sents)
     for m in mentions:
@@ -192,7 +207,7 @@ def parse_request_text(
     for what, n, phrase in load_caps(text):
         if what == "units" and out.max_units_per_term is None:
             out.max_units_per_term = n
-            out.notes.append(f"read {phrase!r} as a cap of {n:g} units per term")
+            out.notes.append(f"read {phrase!r} as a cap of {n:g} {unit_name()} per term")
         elif what == "courses" and out.max_courses_per_term is None:
             out.max_courses_per_term = int(n)
             out.notes.append(f"read {phrase!r} as a cap of {int(n)} courses per term")

@@ -11,8 +11,10 @@ target needs the student's start term; without it the phrase is unresolved, neve
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 
-from agents.catalog import Term
+from agents.catalog import Calendar, Term, active_calendar, first_regular
 from agents.llm.boundary import IntakeExtraction
 from agents.llm.textparse_programs import Span, overlaps, sentence_of
 
@@ -35,7 +37,9 @@ _YEARS_RE = re.compile(
     rf"(\s+more)?[\s-]+years?(\s+from\s+now)?",
     re.I,
 )
-_EARLY_RE = re.compile(rf"\b{_NUM}\s+(semesters?|terms?|years?)\s+(early|earlier)\b", re.I)
+_EARLY_RE = re.compile(
+    rf"\b{_NUM}\s+(semesters?|terms?|quarters?|trimesters?|years?)\s+(early|earlier)\b", re.I
+)
 _ON_TIME_RE = re.compile(r"\b(?:graduat\w*|finish\w*|done)\s+(?:\w+\s+){0,3}?on\s+time\b", re.I)
 GRAD_CUE = re.compile(
     r"\b(graduat\w*|finish\w*|done|complet\w*|degree|wrap\w* up|be out|commencement)\b", re.I
@@ -48,32 +52,79 @@ AWAY_CUE = re.compile(
     r"\b",
     re.I,
 )
-_AWAY_ALONE = re.compile(
-    r"\b(?:stud(?:y|ying)\s+(?:abroad|away)|abroad|leave of absence|on leave)"
-    r"(?:\s+(?:in|during|for)\s+(?:the\s+)?(?:spring|summer|fall|autumn))?(?![\w-])",
-    re.I,
-)
-_SEASON = r"(spring|summer|fall|autumn)"
+_PERIOD = r"(?:semester|term|quarter|trimester|session)"
+
+
+@dataclass(frozen=True)
+class _CalendarText:
+    """The patterns that find terms of one calendar in text: its kind names and aliases
+    ("fall", "winter quarter", "J-term"), its kind codes ("T12027") and months."""
+
+    away_alone: re.Pattern[str]
+    term_res: list[tuple[str, re.Pattern[str]]]
+
+
+def _calendar_text(cal: Calendar) -> _CalendarText:
+    key = tuple((k.code, k.name, *k.aliases) for k in cal.terms)
+    return _compile(key)
+
+
+@lru_cache(maxsize=16)
+def _compile(kinds: tuple[tuple[str, ...], ...]) -> _CalendarText:
+    words = sorted({w for k in kinds for w in k[1:]}, key=lambda w: (-len(w), w))
+    season = "(" + "|".join(_word_rx(w) for w in words) + ")"
+    codes = "|".join(re.escape(k[0]) for k in sorted(kinds, key=lambda k: -len(k[0])))
+    away = re.compile(
+        r"\b(?:stud(?:y|ying)\s+(?:abroad|away)|abroad|leave of absence|on leave)"
+        rf"(?:\s+(?:in|during|for)\s+(?:the\s+)?{season})?(?![\w-])",
+        re.I,
+    )
+    return _CalendarText(
+        away_alone=away,
+        term_res=[
+            (
+                "season_year",
+                re.compile(rf"\b{season}(?:\s+(?:of\s+)?|\s*')([0-9]{{4}}|[0-9]{{2}})\b", re.I),
+            ),
+            ("year_season", re.compile(rf"\b([0-9]{{4}})\s+{season}(?![\w-])", re.I)),
+            ("code", re.compile(rf"\b({codes})(20[0-9]{{2}})\b")),
+            ("month", re.compile(_MONTH_RE, re.I)),
+            (
+                "next",
+                re.compile(
+                    rf"\b(?:next|(?:this |the )?coming)\s+(?:{season}|{_PERIOD})(?![\w-])", re.I
+                ),
+            ),
+            ("year", re.compile(r"\b(20[0-9]{2})\b")),
+        ],
+    )
+
+
+def _word_rx(word: str) -> str:
+    """A kind's name as a pattern: any case, '-' or space between its parts."""
+    return r"[\s-]+".join(re.escape(p) for p in re.split(r"[\s-]+", word.strip()))
+
+
 _MONTHS = {
-    "jan": "S", "feb": "S", "mar": "S", "apr": "S", "may": "S", "jun": "U", "jul": "U",
-    "aug": "U", "sep": "F", "oct": "F", "nov": "F", "dec": "F",
-}  # fmt: skip
-_NEXT = r"(spring|summer|fall|autumn|semester|term)"
+    m: i
+    for i, m in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1
+    )
+}
 _MONTH_RE = r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:of\s+)?([0-9]{4})\b"
-_TERM_RES: list[tuple[str, re.Pattern[str]]] = [
-    (
-        "season_year",
-        re.compile(rf"\b{_SEASON}(?:\s+(?:of\s+)?|\s*')([0-9]{{4}}|[0-9]{{2}})\b", re.I),
-    ),
-    ("year_season", re.compile(rf"\b([0-9]{{4}})\s+{_SEASON}\b", re.I)),
-    ("code", re.compile(r"\b([SUF])(20[0-9]{2})\b")),
-    ("month", re.compile(_MONTH_RE, re.I)),
-    ("next", re.compile(rf"\b(?:next|(?:this |the )?coming)\s+{_NEXT}\b", re.I)),
-    ("year", re.compile(r"\b(20[0-9]{2})\b")),
-]
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _per_year() -> int:
+    """Regular terms in an academic year of the calendar in use (2 for semesters)."""
+    return active_calendar().regular_per_year
+
+
+def _on_time_terms(start_term: str) -> int:
+    """Regular terms in a four-year degree."""
+    return 4 * Term.parse(start_term).calendar.regular_per_year
 
 
 def _number(word: str) -> float:
@@ -81,7 +132,7 @@ def _number(word: str) -> float:
 
 
 def _nth_regular(first: Term, n: int) -> Term:
-    t = first if first.season != "summer" else first.next_regular()
+    t = first_regular(first)
     for _ in range(n - 1):
         t = t.next_regular()
     return t
@@ -96,11 +147,12 @@ def is_relative_target(phrase: str) -> bool:
 
 
 def resolve_target_phrase(
-    phrase: str, *, start_term: str | None, current_term: str = "F2026"
+    phrase: str, *, start_term: str | None, current_term: str | None = None
 ) -> tuple[str, str] | None:
     """A relative target as (term code, how it was read); None when it cannot be resolved.
 
-    Years count regular terms from the start term ("3.5 years" = 7 terms, "a semester early"
+    Years count the calendar's regular terms from the start term (with semesters "3.5 years"
+    = 7 terms, "a semester early"
     = 7); "N more years" and "N years from now" count from the term after the current one.
     """
     m = _EARLY_RE.search(phrase)
@@ -108,23 +160,29 @@ def resolve_target_phrase(
         if not start_term:
             return None
         n, unit = _number(m.group(1)), m.group(2).lower()
-        terms = 8 - round(n * (2 if unit.startswith("year") else 1))
+        full = _on_time_terms(start_term)
+        terms = full - round(n * (_per_year() if unit.startswith("year") else 1))
         if terms < 1:
             return None
         t = _nth_regular(Term.parse(start_term), terms)
-        return t.code, f"{terms} regular terms from {start_term} instead of 8"
+        return t.code, f"{terms} regular terms from {start_term} instead of {full}"
     if _ON_TIME_RE.search(phrase):
         if not start_term:
             return None
-        return _nth_regular(Term.parse(start_term), 8).code, f"8 regular terms from {start_term}"
+        full = _on_time_terms(start_term)
+        return _nth_regular(Term.parse(start_term), full).code, (
+            f"{full} regular terms from {start_term}"
+        )
     m = _YEARS_RE.search(phrase)
     if m is None:
         return None
     years = _number(m.group(1)) + (0.5 if m.group(2) else 0)
-    terms = round(years * 2)
+    terms = round(years * _per_year())
     if terms < 1:
         return None
     if m.group(3) or m.group(4):
+        if not current_term:
+            return None
         first = Term.parse(current_term).next_regular()
         return _nth_regular(first, terms).code, f"{terms} more regular terms from {first.code}"
     if not start_term:
@@ -141,21 +199,23 @@ def _term_code(kind: str, m: re.Match[str], current: Term) -> str | None:
         return Term.parse(f"{m.group(2)} {m.group(1)}").code
     if kind == "code":
         return m.group(0)
+    cal = current.calendar
     if kind == "month":
-        return f"{_MONTHS[m.group(1).lower()]}{m.group(2)}"
+        code = cal.kind_for_month(_MONTHS[m.group(1).lower()])
+        return cal.term(code, int(m.group(2))).code if code else None
     if kind == "next":
-        word = m.group(1).lower().replace("autumn", "fall")
-        summer = word == "summer"
-        t = current.next_regular(include_summer=summer)
-        while word in ("spring", "summer", "fall") and t.season != word:
-            t = t.next_regular(include_summer=summer)
+        wanted = cal.kind_code(m.group(1)) if m.group(1) else None
+        optional = wanted is not None and not cal.kind_by_code[wanted].regular
+        t = current.next_regular(include_summer=optional)
+        while wanted is not None and t.kind != wanted:
+            t = t.next_regular(include_summer=optional)
         return t.code
     return None  # a bare year: only a graduation target can use it
 
 
 def _term_hits(text: str, current: Term) -> list[tuple[Span, str | None]]:
     hits: list[tuple[Span, str | None]] = []
-    for kind, rx in _TERM_RES:
+    for kind, rx in _calendar_text(current.calendar).term_res:
         for m in rx.finditer(text):
             if not overlaps(m.span(), [s for s, _ in hits]):
                 hits.append((m.span(), _term_code(kind, m, current)))
@@ -187,13 +247,22 @@ def read_terms(
                 out.terms_away.append(code)
                 out.notes.append(f"read {phrase!r} as a term away: {code}")
         elif role == "target" and not out.target_phrase:
+            if code is None and not phrase.isdigit():
+                out.unresolved.append(phrase)
+                out.notes.append(f"could not tell which term {phrase!r} means")
+                continue
             if code is None:
-                code = f"S{phrase}"
-                out.notes.append(f"read {phrase!r} as {code} (graduation years end in spring)")
+                cal = current.calendar
+                end = cal.kind_by_code[cal.last_regular_of_year]
+                code = cal.term(end.code, int(phrase)).code
+                out.notes.append(
+                    f"read {phrase!r} as {code} (graduation years end in the "
+                    f"{end.name.lower()} term)"
+                )
             else:
                 out.notes.append(f"read {phrase!r} as graduation by {code}")
             out.target_graduation, out.target_phrase = code, phrase
-    for m in _AWAY_ALONE.finditer(text):
+    for m in _calendar_text(current.calendar).away_alone.finditer(text):
         if sentence_of(sents, m.start()) not in away_sents and m.group(0) not in out.unresolved:
             out.unresolved.append(m.group(0))
             out.notes.append(f"could not tell which term {m.group(0)!r} means")

@@ -12,8 +12,9 @@ Formulation:
   ``x[d,j]`` with ``j < i`` (``j <= i`` for corequisites); an AND inside an OR gets its own
   literal; standing/units conditions get ``r[k,i] => units before i >= k``.
 - requirements, sharing, unit total, anti-requisites: ``agents.planner.select.encode_*``.
-- interchangeable courses (same units, terms, prerequisites, leaves; nobody's
-  prerequisite) are ordered, so the solver does not permute identical free electives.
+- interchangeable courses (same units, terms, prerequisites, leaves - and caps and subject
+  where a leaf has them; nobody's prerequisite) are ordered, so the solver does not permute
+  identical free electives.
 - audit order (only for leaves the audit repair flagged): the planned courses counted
   toward such a leaf come before its other planned matches, in the audit's fill order.
 
@@ -156,7 +157,11 @@ class PlanModel:
         leaves_of: dict[str, list[str]] = {}
         for leaf in p.leaves:
             for c in leaf.options:
-                leaves_of.setdefault(c, []).append(leaf.label)
+                # Under a cap or a subject minimum, which cap and subject also matter.
+                caps = [i for i, cap in enumerate(leaf.caps) if c in cap.courses]
+                subject = p.course(c).subject_code if leaf.min_subjects else ""
+                how = f"|{caps}|{subject}" if leaf.caps or leaf.min_subjects else ""
+                leaves_of.setdefault(c, []).append(leaf.label + how)
         groups: dict[tuple[object, ...], list[str]] = {}
         for c in sorted(self.x):
             course = p.course(c)
@@ -291,7 +296,7 @@ class PlanModel:
         counted = []
         for i in range(terms):
             m.add(hi >= self.load[i])
-            if p.active[i] and p.terms[i].season != "summer":
+            if p.active[i] and p.terms[i].regular:
                 m.add(lo <= self.load[i])
                 counted.append(loads[i])
         m.add_hint(hi, max(loads, default=0))

@@ -5,12 +5,16 @@ invalid plan, and an infeasible answer is re-checked with every usable course):
 
 - a course-set requirement keeps the matching courses that are cheapest to reach (fewest
   missing prerequisites), then those that count toward more target programs, then low level,
-  up to what the set needs plus ``SET_SLACK``;
+  up to what the set needs plus ``SET_SLACK`` - skipping courses beyond the set's caps, and
+  adding the best course of further subjects until ``SUBJECT_SLACK`` more subjects than the
+  set's ``min_subjects`` are in;
 - for an OR prerequisite only the cheapest alternatives are added (ties kept, at most
   ``ANY_ALTERNATIVES``), unless an alternative is already covered;
 - free electives are offered courses with no prerequisites beyond the record, lowest level
   first, enough to cover the estimated unit deficit plus ``FILLER_SLACK``, plus a few of every
-  other unit size so exact unit totals stay reachable;
+  other unit size so exact unit totals stay reachable; the deficit estimate sizes a course a
+  set still needs as the catalog's median course (no unit size is assumed: a catalog of
+  1-credit courses plans like one of 9-unit courses);
 - with at most ``FULL_POOL_MAX`` usable courses nothing is pruned.
 """
 
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import statistics
 
 from agents.catalog import (
     AllOf,
@@ -29,10 +34,12 @@ from agents.catalog import (
     iter_prereq,
 )
 from agents.planner.prep import INF, Analysis, Prep
+from agents.planner.reqtree import Leaf, LeafCap
 
 SET_SLACK = 4
 ANY_ALTERNATIVES = 3
 FILLER_SLACK = 4
+SUBJECT_SLACK = 1
 FULL_POOL_MAX = 40  # with this few usable courses, skip pruning: the model stays small
 
 
@@ -107,9 +114,11 @@ def build_pool(prep: Prep, full: bool = False) -> None:
                     must.add(code)
             continue
         options = sorted((c for c in leaf.matching if usable(c)), key=rank)
-        smallest = min((prep.course(c).units for c in leaf.matching), default=9.0)
+        if not options:
+            continue
+        smallest = min(prep.course(c).units for c in leaf.matching)
         count = max(leaf.min_courses, math.ceil(leaf.min_units / smallest))
-        pool.update(options[: count + SET_SLACK])
+        pool.update(_set_options(prep, leaf, options, count + SET_SLACK))
     _close(prep, pool, memo)
     _add_fillers(prep, pool, must, reach)
     _close(prep, pool, memo)
@@ -124,6 +133,50 @@ def build_pool(prep: Prep, full: bool = False) -> None:
         leaf.options = [
             c for c in leaf.matching if prep.hist_ok(c, leaf.min_grade) or prep.allowed.get(c)
         ]
+
+
+def _set_options(prep: Prep, leaf: Leaf, ranked: list[str], count: int) -> list[str]:
+    """The first ``count`` of ``ranked`` that the leaf's caps let count together, plus the
+    best course of each further subject a subject minimum may need."""
+    if not (leaf.caps or leaf.min_subjects):
+        return ranked[:count]
+    used = [0] * len(leaf.caps)
+    units = [0.0] * len(leaf.caps)
+    kept: list[str] = []
+    for code in ranked:
+        if len(kept) >= count:
+            break
+        inside = [i for i, cap in enumerate(leaf.caps) if code in cap.courses]
+        size = prep.course(code).units
+        if any(_full(leaf.caps[i], used[i], units[i] + size) for i in inside):
+            continue
+        for i in inside:
+            used[i] += 1
+            units[i] += size
+        kept.append(code)
+    subjects = {prep.course(c).subject_code for c in kept}
+    for code in ranked:
+        if len(subjects) >= leaf.min_subjects + SUBJECT_SLACK:
+            break
+        if prep.course(code).subject_code not in subjects:
+            subjects.add(prep.course(code).subject_code)
+            kept.append(code)
+    return kept
+
+
+def _full(cap: LeafCap, used: int, units: float) -> bool:
+    """Whether a cap that counts ``used`` courses is full, or ``units`` exceed it."""
+    if cap.max_courses is not None and used >= cap.max_courses:
+        return True
+    return cap.max_units is not None and units > cap.max_units + 1e-9
+
+
+def typical_units(prep: Prep) -> float:
+    """How big a course is, as far as the catalog says: the median units of its courses.
+    (The catalog's, not each set's: the estimate only sizes the free-elective pool, and a
+    set-by-set size would reshuffle which electives the pool offers.)"""
+    sizes = [c.units for c in prep.catalog.courses]
+    return float(statistics.median(sizes)) if sizes else 0.0
 
 
 def _close(prep: Prep, pool: set[str], memo: dict[str, int]) -> None:
@@ -163,13 +216,14 @@ def _needed(prep: Prep, node: PrereqNode | None, pool: set[str], memo: dict[str,
 def _add_fillers(prep: Prep, pool: set[str], must: set[str], reach: Analysis) -> None:
     must_units = sum(prep.course(c).units for c in must)
     set_units = 0.0
+    typical = typical_units(prep)
     for leaf in prep.leaves:
         if leaf.kind == "set":
             have = [c for c in leaf.matching if prep.hist_ok(c, leaf.min_grade)]
             have_units = sum(prep.course(c).units for c in have)
             left_courses = max(0, leaf.min_courses - len(have))
             left_units = max(0.0, leaf.min_units - have_units)
-            set_units += max(left_courses * 9.0, left_units)
+            set_units += max(left_courses * typical, left_units)
     planned_units = must_units + set_units
     mean_cap = max(1.0, sum(prep.caps) / max(1, len(prep.caps)))
     terms_needed = math.ceil(max(prep.total_needed, planned_units) / mean_cap)
@@ -203,8 +257,8 @@ def _add_fillers(prep: Prep, pool: set[str], must: set[str], reach: Analysis) ->
         )
 
     candidates.sort(key=rank)
-    smallest = min((prep.course(c).units for c in candidates), default=9.0)
-    count = max(0, math.ceil(max(0.0, deficit) / max(smallest, 1.0))) + FILLER_SLACK
+    smallest = min((prep.course(c).units for c in candidates), default=0.0)
+    count = (math.ceil(max(0.0, deficit) / smallest) if smallest > 0 else 0) + FILLER_SLACK
     pool.update(candidates[:count])
     # A few of every other unit size, so that exact unit totals stay reachable (a total
     # the pool cannot hit exactly is also one the solver struggles to prove optimal).

@@ -16,6 +16,7 @@ import time
 
 from agents.catalog import Term
 from agents.planner.prep import INF, Prep
+from agents.planner.reqtree import Leaf
 from agents.planner.setup import PlanSetup
 from agents.planner.terms import describe_offering, horizon
 
@@ -55,7 +56,7 @@ def analysis_reasons(setup: PlanSetup, prep: Prep, end: Term) -> list[str]:
     active = [i for i in range(len(prep.terms)) if prep.active[i]]
     missing = sorted(c for c in prep.must if not prep.allowed.get(c))
     if missing:
-        ext_end = Term.from_index(end.index + 3 * 8)
+        ext_end = end.shift(end.calendar.size * 8)
         wide = wide_prep(setup, ext_end)
         analysis = wide.analyse({c.code for c in prep.catalog.courses if wide.plannable(c.code)})
         covered: set[str] = set()
@@ -106,12 +107,41 @@ def analysis_reasons(setup: PlanSetup, prep: Prep, end: Term) -> list[str]:
             continue
         count = len(leaf.options)
         units = sum(prep.course(c).units for c in leaf.options)
+        subjects = sorted({prep.course(c).subject_code for c in leaf.options})
         if count < leaf.min_courses or units + 1e-9 < leaf.min_units:
             out.append(
                 f"{leaf.label} cannot be met: only {count} matching courses can be taken by "
                 f"{end_word}"
             )
+        elif leaf.caps and _countable(leaf) < leaf.min_courses:
+            out.append(
+                f"{leaf.label} cannot be met: its caps let only {_countable(leaf)} of the "
+                f"matching courses that can be taken by {end_word} count"
+            )
+        elif len(subjects) < leaf.min_subjects:
+            out.append(
+                f"{leaf.label} needs courses from {leaf.min_subjects} subjects, but the "
+                f"matching courses that can be taken by {end_word} come from only "
+                f"{len(subjects)} ({', '.join(subjects) or 'none'})"
+            )
     return out
+
+
+def _countable(leaf: Leaf) -> int:
+    """At most how many of the leaf's options its caps let count (each charged to its
+    first cap)."""
+    charged = [0] * len(leaf.caps)
+    free = 0
+    for c in leaf.options:
+        first = next((i for i, cap in enumerate(leaf.caps) if c in cap.courses), None)
+        if first is None:
+            free += 1
+        else:
+            charged[first] += 1
+    return free + sum(
+        n if cap.max_courses is None else min(n, cap.max_courses)
+        for n, cap in zip(charged, leaf.caps, strict=True)
+    )
 
 
 def _remain(n: int) -> str:
@@ -180,6 +210,8 @@ def diagnose(setup: PlanSetup, end: Term, deadline: float) -> list[str]:
                 )
     majors = [p for p in setup.programs if p.kind == "major"]
     for p in setup.programs:
+        if p.kind == "institution":
+            continue  # every student's: planning without it is no answer
         if len(setup.programs) > 1 and (p.kind != "major" or len(majors) > 1):
             rest = [x for x in codes if x != p.code]
             probes.append(

@@ -1,9 +1,10 @@
 """Program requirements compiled for the planner's models.
 
 ``compile_requirements`` turns a program's requirement tree into a ``ReqTree`` whose leaves
-(``Leaf``) list every catalog course that may count toward them; a leaf is ``mandatory``
-when it lies on an all-of path from the root. ``sharing_limits`` gives the limit on courses
-shared between each pair of target programs.
+(``Leaf``) list every catalog course that may count toward them, with the set's caps (the
+matching courses each cap covers) and subject minimum; a leaf is ``mandatory`` when it lies
+on an all-of path from the root. ``sharing_limits`` gives the limit on courses shared between
+each pair of target programs.
 """
 
 from __future__ import annotations
@@ -24,6 +25,16 @@ from agents.catalog import (
 from agents.planner.catalog_index import catalog_index
 
 
+@dataclass(frozen=True)
+class LeafCap:
+    """A cap of a course-set leaf: of the courses counted, at most ``max_courses`` (and at
+    most ``max_units`` units) may be in ``courses``."""
+
+    courses: frozenset[str]
+    max_courses: int | None
+    max_units: float | None
+
+
 @dataclass
 class Leaf:
     """A requirement leaf of one program, with the courses that may count toward it."""
@@ -37,6 +48,8 @@ class Leaf:
     mandatory: bool  # on an all-of path from the root
     matching: list[str] = field(default_factory=list)  # every catalog course that matches
     options: list[str] = field(default_factory=list)  # kept after pruning (history + pool)
+    caps: list[LeafCap] = field(default_factory=list)
+    min_subjects: int = 0  # the counted courses come from at least this many subjects
 
     @property
     def label(self) -> str:
@@ -84,6 +97,10 @@ def compile_requirements(catalog: Catalog, program: Program) -> tuple[ReqTree, l
             if key not in cache:
                 cache[key] = sorted(c.code for c in catalog.courses if node.matches(c))
             leaf.matching = list(cache[key])
+            leaf.min_subjects = node.min_subjects or 0
+            for cap in node.caps:
+                covered = frozenset(c for c in leaf.matching if cap.matches(catalog.course(c)))
+                leaf.caps.append(LeafCap(covered, cap.max_courses, cap.max_units))
         leaves.append(leaf)
         return ReqTree("leaf", node.id, leaf=leaf)
 
@@ -99,7 +116,7 @@ def sharing_limits(programs: Sequence[Program]) -> list[tuple[str, str, int]]:
                 lim.max_courses
                 for a, b in ((p, q), (q, p))
                 for lim in a.sharing
-                if lim.with_program in (None, b.code) and lim.with_kind in (None, b.kind)
+                if lim.applies(a, b)
             ]
             if limits:
                 out.append((p.code, q.code, min(limits)))

@@ -72,7 +72,10 @@ def trim_counts(prep: Prep, sol: Solution) -> dict[str, list[str]]:
     def satisfied(leaf: Leaf, codes: list[str]) -> bool:
         units = sum(prep.course(c).units for c in codes)
         need = 1 if leaf.kind == "course" else leaf.min_courses
-        return len(codes) >= need and units >= leaf.min_units - 1e-9
+        subjects = len({prep.course(c).subject_code for c in codes}) if leaf.min_subjects else 0
+        return (
+            len(codes) >= need and units >= leaf.min_units - 1e-9 and subjects >= leaf.min_subjects
+        )
 
     def walk(node: ReqTree) -> None:
         if node.kind == "leaf" and node.leaf is not None and node.leaf.kind == "set":

@@ -24,7 +24,7 @@ class ConstraintSet(_Model):
 
     max_units_per_term: float = Field(description="Units cap for every term.")
     min_units_per_term: float = Field(
-        default=0, ge=0, description="Units floor for every fall/spring term up to graduation."
+        default=0, ge=0, description="Units floor for every regular term up to graduation."
     )
     term_max_units: dict[str, float] = Field(
         default_factory=dict, description="Per-term caps overriding the general cap."

@@ -3,8 +3,10 @@
 ``encode_requirements`` posts, for any map course -> "taken" literal, the constraints that
 the taken courses (plus the record) satisfy every target program: ``a[p,l,c]`` says course
 ``c`` counts toward leaf ``l`` of program ``p``; a course counts toward at most one leaf per
-program; set leaves need ``min_courses`` / ``min_units``; all-of and n-of nodes combine
-children; a sharing limit ``k`` between two programs bounds the courses counted by both.
+program; set leaves need ``min_courses`` / ``min_units``, count at most what each cap allows
+and, with ``min_subjects``, count courses of that many subjects (``s[p,l,subject]`` implies
+a counted course of the subject); all-of and n-of nodes combine children; a sharing limit
+``k`` between two programs bounds the courses counted by both.
 
 ``SelectionModel`` is the time-free relaxation of the plan: which courses to take so that
 requirements, the unit total, anti-requisites and prerequisite closure (a course's
@@ -84,6 +86,15 @@ def encode_requirements(
         if leaf.min_units:
             units = round(leaf.min_units * scale + 0.4999)
             cts.append(m.add(sum(round(p.course(c).units * scale) * v for c, v in opts) >= units))
+        if leaf.min_subjects:
+            cts.append(m.add(sum(_subject_lits(m, p, leaf.label, opts)) >= leaf.min_subjects))
+        for cap in leaf.caps:  # what may count, whether or not the leaf is needed
+            inside = [(c, v) for c, v in opts if c in cap.courses]
+            if cap.max_courses is not None and len(inside) > cap.max_courses:
+                m.add(sum(v for _, v in inside) <= cap.max_courses)
+            if cap.max_units is not None:
+                most = int(cap.max_units * scale + 1e-6)
+                m.add(sum(round(p.course(c).units * scale) * v for c, v in inside) <= most)
         if enf is not None:
             for ct in cts:
                 ct.only_enforce_if(enf)
@@ -100,6 +111,21 @@ def encode_requirements(
             shared.append(s)
         if shared:
             m.add(sum(shared) <= k)
+    return out
+
+
+def _subject_lits(
+    m: cp_model.CpModel, p: Prep, label: str, opts: list[tuple[str, Lit]]
+) -> list[Lit]:
+    """One literal per subject of ``opts``, true only if a course of it counts."""
+    by_subject: dict[str, list[Lit]] = {}
+    for c, v in opts:
+        by_subject.setdefault(p.course(c).subject_code, []).append(v)
+    out = []
+    for subject, lits in sorted(by_subject.items()):
+        s = m.new_bool_var(f"s[{label},{subject}]")
+        m.add(s <= sum(lits))
+        out.append(s)
     return out
 
 

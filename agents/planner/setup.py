@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.catalog import Catalog, Program, StudentRecord, Term
+from agents.catalog import Catalog, Program, StudentRecord, Term, with_institution
 from agents.errors import PlanningError
 from agents.planner.pool import build_pool
 from agents.planner.prep import Prep
@@ -30,7 +30,9 @@ class PlanSetup:
         c: PlanConstraints,
     ) -> None:
         self.catalog, self.student, self.c = catalog, student, c
-        self.programs: list[Program] = [catalog.program(p) for p in dict.fromkeys(programs)]
+        # The institution's requirements apply to every student, declared or not.
+        targets = with_institution(catalog, dict.fromkeys(programs))
+        self.programs: list[Program] = [catalog.program(p) for p in targets]
         if not self.programs:
             raise PlanningError("no target programs; pass at least one program code")
         current = parse_term(student.current_term, "student current_term")
@@ -58,9 +60,7 @@ class PlanSetup:
         terms = horizon(self.first, end, self.c.include_summer)
         caps = [self.c.term_max_units.get(t.code, self.c.max_units_per_term) for t in terms]
         floors = [
-            self.c.term_min_units.get(
-                t.code, self.c.min_units_per_term if t.season != "summer" else 0.0
-            )
+            self.c.term_min_units.get(t.code, self.c.min_units_per_term if t.regular else 0.0)
             for t in terms
         ]
         interests = {k: v for k, v in self.c.interests.items() if k in self.catalog.course_by_code}

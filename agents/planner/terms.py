@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.catalog import Course, Term
+from agents.catalog import Course, Term, active_calendar
 from agents.errors import PlanningError
 
 
@@ -10,7 +10,7 @@ def horizon(first: Term, last: Term, include_summer: bool) -> list[Term]:
     """Terms from ``first`` to ``last`` inclusive; summers only when asked."""
     out: list[Term] = []
     t = first
-    if t.season == "summer" and not include_summer:
+    if not (t.regular or include_summer):
         t = t.next_regular()
     while t <= last:
         out.append(t)
@@ -34,8 +34,11 @@ def parse_term(text: str, what: str) -> Term:
 
 
 def describe_offering(course: Course) -> str:
-    """'fall only', 'fall of odd years', 'spring and fall'."""
-    seasons = " and ".join(s for s in ("spring", "summer", "fall") if s in course.offered.terms)
+    """'only in fall', 'in spring and fall', 'only in fall of odd years' - kinds named as
+    the calendar in use names them, in calendar order."""
+    cal = active_calendar()
+    codes = {cal.kind_code(w) for w in course.offered.terms}
+    seasons = " and ".join(k.name.lower() for k in cal.terms if k.code in codes)
     if course.offered.years == "every":
-        return f"only in {seasons}" if len(course.offered.terms) == 1 else f"in {seasons}"
+        return f"only in {seasons}" if len(codes) == 1 else f"in {seasons}"
     return f"only in {seasons} of {course.offered.years} years"

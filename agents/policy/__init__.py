@@ -1,9 +1,12 @@
 """The policy rule engine: which of the catalog's rules apply to a student (``rules``:
-applicability, load limits and caps) and what a planned schedule breaks (``checks``)."""
+applicability, load limits and caps; ``conditions``: rule conditions, limit tables and
+term kinds; ``standing``: the status academic_standing rules give) and what a planned
+schedule breaks (``checks``, ``loads``, ``records``)."""
 
 from __future__ import annotations
 
 from agents.policy.checks import check_plan
+from agents.policy.conditions import Facts, effective_limit, threshold
 from agents.policy.plancheck import Findings, PlanCheck
 from agents.policy.rules import (
     Cite,
@@ -16,10 +19,14 @@ from agents.policy.rules import (
     load_limit,
     num,
     standings_by_term,
+    term_kind_caps,
+    term_load_limit,
 )
+from agents.policy.standing import student_facts
 
 __all__ = [
     "Cite",
+    "Facts",
     "Findings",
     "LoadCaps",
     "LoadLimit",
@@ -27,9 +34,14 @@ __all__ = [
     "applicable_rules",
     "catalog_load_caps",
     "check_plan",
+    "effective_limit",
     "join",
     "label",
     "load_limit",
     "num",
     "standings_by_term",
+    "student_facts",
+    "term_kind_caps",
+    "term_load_limit",
+    "threshold",
 ]

@@ -1,14 +1,17 @@
 """The rule engine behind the policy critique: one check per rule kind, run over a
 schedule. Which rules apply and the load limits are in ``agents.policy.rules``.
 
-Other per-term rules: ``min_units_per_term`` applies to fall and spring terms before the
-last one (the final term only finishes the degree; terms away have no courses); the fixes
+Every limit is the rule's effective one (the first ``limit_table`` row whose condition
+holds, else ``limit``), and a message about a limit from a row says why it applied.
+
+Other per-term rules: ``min_units_per_term`` applies to the regular terms before the last
+one (the final term only finishes the degree; terms away have no courses);
+``max_courses_per_term`` to every term the rule covers (``conditions.governs``); the fixes
 suggested for load problems cover every term, since capping or flooring only the offending
-term lets the solver move the problem next door. ``repeat_limit``: a planned retake of a
-non-repeatable course past the limit is a violation, the last allowed attempt a risk; a W
-is not an attempt. ``pass_fail_limit``: plans never elect pass/fail, so the record is
-checked and excess elections are a risk (pass/fail-only courses are not elections).
-``program_sharing`` re-audits the finished plan and counts shared courses per pair.
+term lets the solver move the problem next door. The rules that read the record
+(``repeat_limit``, ``pass_fail_limit``, ``academic_standing``) are in
+``agents.policy.records``. ``program_sharing`` re-audits the finished plan and counts
+shared courses per pair.
 
 Degree-completion rules are checked against the finished plan only (a graduation term):
 
@@ -35,112 +38,55 @@ from agents.artifacts import (
     Modification,
     Risk,
 )
-from agents.audit import audit, sharing_limit
-from agents.catalog import Catalog, PolicyRule, Term
+from agents.audit import sharing_limit
+from agents.catalog import Catalog, PolicyRule, Term, credit_sub, credit_sum
+from agents.policy.conditions import because, governs, named_kinds
 from agents.policy.loads import check_loads, check_min_load
 from agents.policy.plancheck import Findings, PlanCheck, add_violation
+from agents.policy.records import check_pass_fail, check_repeats, check_standing
 from agents.policy.rules import (
     LOAD_KINDS,
-    NOT_ATTEMPTS,
     applicable_rules,
     label,
     num,
+    standings_by_term,
 )
 
 log = structlog.get_logger(__name__)
 
 
 def check_courses_per_term(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
-    assert rule.limit is not None
-    over = [t for t in ctx.enrolled_terms if len(t.courses) > rule.limit]
-    for t in over:
-        msg = f"{label(t.term)} has {len(t.courses)} courses; the limit is {num(rule.limit)}"
-        f.violations.append(ctx.violation(rule, msg, t.term))
-    if over:
+    """Courses per term, in the terms the rule covers (plain: every regular term and the
+    optional terms no course-count rule names), the limit looked up per term."""
+    named = named_kinds(r for r in ctx.catalog.policies if r.kind == rule.kind)
+    standings = standings_by_term(ctx.catalog, ctx.profile, ctx.enrolled_terms)
+    lowest: float | None = None
+    for t in ctx.enrolled_terms:
+        if not governs(rule, Term.parse(t.term), named, optional_terms=True):
+            continue
+        limit, why = ctx.threshold(rule, ctx.term_facts(t.term, standings[t.term]))
+        if limit is None or len(t.courses) <= limit:
+            continue
+        lowest = limit if lowest is None else min(lowest, limit)
+        msg = f"{label(t.term)} has {len(t.courses)} courses; the limit is {num(limit)}"
+        f.violations.append(ctx.violation(rule, msg + because(why), t.term))
+    if lowest is not None:
         f.suggest(
             Modification(
                 action="cap_courses_per_term",
-                value=rule.limit,
+                value=lowest,
                 rule_id=rule.id,
-                reason=f"no term may have more than {num(rule.limit)} courses",
+                reason=f"no term may have more than {num(lowest)} courses",
             )
         )
-
-
-def check_repeats(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
-    """A planned retake of a non-repeatable course is one more attempt. Every recorded
-    attempt counts except a withdrawal (the repeats policy: 'W do not count as attempts')."""
-    assert ctx.record is not None and rule.limit is not None
-    limit = int(rule.limit)
-    for t in ctx.enrolled_terms:
-        for sc in t.courses:
-            course = ctx.catalog.course_by_code.get(sc.course)
-            prior = [a for a in ctx.record.attempts_of(sc.course) if a.grade not in NOT_ATTEMPTS]
-            if not prior or (course is not None and course.repeatable):
-                continue
-            when = ", ".join(f"{a.term} {a.grade or 'in progress'}" for a in prior)
-            if len(prior) >= limit:
-                msg = (
-                    f"{sc.course} is planned for {label(t.term)} but was already attempted "
-                    f"{len(prior)} times ({when}); the limit is {limit} attempts"
-                )
-                f.violations.append(ctx.violation(rule, msg, t.term))
-                f.suggest(
-                    Modification(
-                        action="avoid_course",
-                        course=sc.course,
-                        rule_id=rule.id,
-                        reason=f"{sc.course} may not be attempted again; plan an alternative "
-                        "or petition for an exception",
-                    )
-                )
-            elif len(prior) == limit - 1:
-                f.risks.append(
-                    Risk(
-                        kind="repeat",
-                        message=f"{sc.course} in {label(t.term)} is the last allowed attempt "
-                        f"({limit} of {limit}; earlier: {when})",
-                        term=t.term,
-                        rule_id=rule.id,
-                        citation=ctx.cite(rule.id),
-                    )
-                )
-
-
-def check_pass_fail(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
-    """Plans never choose pass/fail, so this checks the record's terms. Courses graded only
-    pass/fail are not the student's election and do not count toward the limit."""
-    assert ctx.record is not None and rule.limit is not None
-    by_term: dict[str, list[str]] = {}
-    for a in ctx.record.courses:
-        course = ctx.catalog.course_by_code.get(a.course)
-        only_pf = course is not None and course.grading == "pass_fail_only"
-        if a.pass_fail and a.source == "institution" and not only_pf:
-            by_term.setdefault(a.term, []).append(a.course)
-    for term, codes in sorted(by_term.items(), key=lambda kv: Term.parse(kv[0]).index):
-        if len(codes) > rule.limit:
-            f.risks.append(
-                Risk(
-                    kind="other",
-                    message=f"{label(term)} has {len(codes)} pass/fail courses "
-                    f"({', '.join(codes)}); the limit is {num(rule.limit)} per term - "
-                    "ask the registrar how the extra ones count",
-                    term=term,
-                    rule_id=rule.id,
-                    citation=ctx.cite(rule.id),
-                )
-            )
 
 
 def check_sharing(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
     """Double-checks the audit of the finished plan: the audit already respects sharing
     limits, so a finding here means the plan and the audit disagree."""
-    assert ctx.record is not None
-    programs = [c for c in ctx.programs if c in ctx.catalog.program_by_code]
-    if not programs:
+    report = ctx.plan_audit
+    if report is None:
         return
-    planned = {sc.course: t.term for t in ctx.enrolled_terms for sc in t.courses}
-    report = audit(ctx.catalog, ctx.record, programs, planned=planned)
     seen: set[frozenset[str]] = set()
     for pa in report.programs:
         by_other: dict[str, set[str]] = {}
@@ -191,54 +137,60 @@ def check_eligibility(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
 
 def check_max_terms(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
     grad = ctx.schedule.graduation_term
-    if grad is None or rule.limit is None:
+    limit, why = ctx.threshold(rule)
+    if grad is None or limit is None:
         return
     p = ctx.profile
-    now = int(Term.parse(p.current_term).season != "summer")
-    planned = [t for t in ctx.enrolled_terms if Term.parse(t.term).season != "summer"]
+    now = int(Term.parse(p.current_term).regular)
+    planned = [t for t in ctx.enrolled_terms if Term.parse(t.term).regular]
     total = p.terms_completed + now + len(planned)
-    if total > rule.limit:
+    if total > limit:
         msg = (
             f"the plan graduates in {label(grad)} after {total} regular terms "
             f"({p.terms_completed} completed, {now} in progress, {len(planned)} planned); "
-            f"the limit is {num(rule.limit)}"
+            f"the limit is {num(limit)}{because(why)}"
         )
         f.violations.append(ctx.violation(rule, msg, grad))
 
 
 def check_residency(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
     grad = ctx.schedule.graduation_term
-    assert ctx.record is not None and rule.limit is not None
+    limit, why = ctx.threshold(rule)
+    assert ctx.record is not None and limit is not None
     if grad is None:
         return
     cat, rec, p = ctx.catalog, ctx.record, ctx.profile
-    outside = 0.0
+    unit = ctx.unit_name
+    brought: list[float] = []
     for code in rec.earned_courses(cat):
         best = rec.best_attempt(code, cat)
         if best is not None and best.source != "institution":
-            outside += rec.units_of(best, cat)
-    here = p.units_earned + p.units_in_progress - outside + ctx.schedule.units_planned
-    if here < rule.limit:
+            brought.append(rec.units_of(best, cat))
+    outside = credit_sum(brought)
+    enrolled = credit_sum([p.units_earned, p.units_in_progress, ctx.schedule.units_planned])
+    here = credit_sub(enrolled, outside)
+    if here < limit:
         msg = (
-            f"only {num(here)} units are earned at {cat.institution.name} "
+            f"only {num(here)} {unit} are earned at {cat.institution.name} "
             f"({num(outside)} come from transfer, AP or exam credit); at least "
-            f"{num(rule.limit)} must be"
+            f"{num(limit)} must be{because(why)}"
         )
         f.violations.append(ctx.violation(rule, msg, grad))
         f.suggest(
             Modification(
                 action="plan_more_units",
-                value=ctx.schedule.units_planned + (rule.limit - here),
+                value=credit_sum([ctx.schedule.units_planned, credit_sub(limit, here)]),
                 rule_id=rule.id,
-                reason=f"earn {num(rule.limit - here)} more units at {cat.institution.name}",
+                reason=f"earn {num(credit_sub(limit, here))} more {unit} at {cat.institution.name}",
             )
         )
 
 
 def check_graduation_gpa(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
-    gpa, limit = ctx.profile.gpa, rule.limit
+    gpa, (limit, why) = ctx.profile.gpa, ctx.threshold(rule)
     if gpa is None or limit is None or gpa >= limit:
         return
+    unit = ctx.unit_name
     graded = _graded_units(ctx)
     planned = ctx.schedule.units_planned
     top = max(g.points for g in ctx.catalog.grade_scale if g.in_gpa)
@@ -246,8 +198,9 @@ def check_graduation_gpa(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
     grad = ctx.schedule.graduation_term
     if grad is not None and best < limit:
         msg = (
-            f"the GPA is {gpa:.2f}; even with top grades in all {num(planned)} planned units "
+            f"the GPA is {gpa:.2f}; even with top grades in all {num(planned)} planned {unit} "
             f"it would reach at most {best:.2f}, below the {limit:.2f} needed to graduate"
+            f"{because(why)}"
         )
         f.violations.append(ctx.violation(rule, msg, grad))
         return
@@ -255,8 +208,9 @@ def check_graduation_gpa(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
     f.risks.append(
         Risk(
             kind="gpa",
-            message=f"the GPA of {gpa:.2f} is below the {limit:.2f} needed to graduate; the "
-            f"{num(planned)} planned units must average at least {need:.2f}",
+            message=f"the GPA of {gpa:.2f} is below the {limit:.2f} needed to graduate"
+            f"{because(why)}; the {num(planned)} planned {unit} must average at least "
+            f"{need:.2f}",
             rule_id=rule.id,
             citation=ctx.cite(rule.id),
         )
@@ -267,21 +221,22 @@ def _graded_units(ctx: PlanCheck) -> float:
     """Units behind the GPA: institution attempts with a grade that counts in it."""
     if ctx.record is None:
         return ctx.profile.units_earned
-    total = 0.0
+    graded: list[float] = []
     for a in ctx.record.courses:
         g = ctx.catalog.grade_by_symbol.get(a.grade or "")
         if a.status == "completed" and a.source == "institution" and g and g.in_gpa:
-            total += ctx.record.units_of(a, ctx.catalog)
-    return total
+            graded.append(ctx.record.units_of(a, ctx.catalog))
+    return credit_sum(graded)
 
 
 def check_total_units(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
     grad, p = ctx.schedule.graduation_term, ctx.profile
-    assert rule.limit is not None
-    total = p.units_earned + p.units_in_progress + ctx.schedule.units_planned
-    if grad is not None and total < rule.limit:
-        msg = f"the plan reaches {num(total)} units by {label(grad)}; "
-        msg += f"a degree needs {num(rule.limit)}"
+    limit, why = ctx.threshold(rule)
+    assert limit is not None
+    total = credit_sum([p.units_earned, p.units_in_progress, ctx.schedule.units_planned])
+    if grad is not None and total < limit:
+        msg = f"the plan reaches {num(total)} {ctx.unit_name} by {label(grad)}; "
+        msg += f"a degree needs {num(limit)}{because(why)}"
         f.violations.append(ctx.violation(rule, msg, grad))
 
 
@@ -297,9 +252,18 @@ CHECKS: dict[str, RuleCheck] = {
     "residency": check_residency,
     "min_gpa_graduation": check_graduation_gpa,
     "total_units": check_total_units,
+    "academic_standing": check_standing,
 }
 NEEDS_RECORD = frozenset({"repeat_limit", "pass_fail_limit", "program_sharing", "residency"})
 NEEDS_LIMIT = frozenset(CHECKS) - {"program_sharing", "minor_eligibility"}
+
+
+def _has_limit(ctx: PlanCheck, rule: PolicyRule) -> bool:
+    """Whether the rule has a limit for this student (a repeat rule with a grade ceiling
+    needs none: without one, any number of repeats after a low grade is allowed)."""
+    if rule.kind == "repeat_limit" and rule.grade_ceiling is not None:
+        return True
+    return ctx.threshold(rule)[0] is not None
 
 
 def check_plan(ctx: PlanCheck, kinds: Sequence[str] | None = None) -> Findings:
@@ -308,7 +272,7 @@ def check_plan(ctx: PlanCheck, kinds: Sequence[str] | None = None) -> Findings:
     f = Findings()
     if kinds is None or LOAD_KINDS & set(kinds):
         check_loads(ctx, f)
-    for rule in applicable_rules(ctx.catalog, ctx.profile):
+    for rule in applicable_rules(ctx.catalog, ctx.profile, facts=ctx.facts):
         if rule.kind in LOAD_KINDS or (kinds is not None and rule.kind not in kinds):
             continue
         check = CHECKS.get(rule.kind)
@@ -316,7 +280,7 @@ def check_plan(ctx: PlanCheck, kinds: Sequence[str] | None = None) -> Findings:
             _not_checked(ctx, f, rule, f"no check exists for rule kind {rule.kind!r}")
         elif rule.kind in NEEDS_RECORD and ctx.record is None:
             _not_checked(ctx, f, rule, "the intake carries no student record")
-        elif rule.kind in NEEDS_LIMIT and rule.limit is None:
+        elif rule.kind in NEEDS_LIMIT and not _has_limit(ctx, rule):
             _not_checked(ctx, f, rule, "the catalog gives the rule no limit")
         else:
             check(ctx, rule, f)

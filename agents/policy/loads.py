@@ -1,7 +1,12 @@
-"""Load checks: the per-term unit maximum (standard, overload, probation, by standing) and
-minimum, with the caps or floors that would fix them. The limits come from
-``agents.policy.rules.load_limit``; the fixes cover every term, since capping or flooring
-only the offending term lets the solver move the problem next door."""
+"""Load checks: the per-term unit maximum (standard, overload, probation, by standing, by
+term kind) and minimum, with the caps or floors that would fix them. The limits come from
+``agents.policy.rules.term_load_limit``; a rule's limit table is looked up per term with
+the standing the student has then. The fixes cover every term, since capping or flooring
+only the offending term lets the solver move the problem next door.
+
+The minimum (``min_units_per_term``) covers the regular terms before the last one; a
+minimum rule with ``term_kinds`` covers the terms of those kinds instead (optional terms
+never have a minimum otherwise)."""
 
 from __future__ import annotations
 
@@ -13,14 +18,15 @@ from agents.artifacts import (
     ScheduledTerm,
 )
 from agents.catalog import PolicyRule, Term
+from agents.policy.conditions import because, governs, named_kinds
 from agents.policy.plancheck import Findings, PlanCheck
 from agents.policy.rules import (
     LoadLimit,
     join,
     label,
-    load_limit,
     num,
     standings_by_term,
+    term_load_limit,
 )
 
 log = structlog.get_logger(__name__)
@@ -29,13 +35,11 @@ log = structlog.get_logger(__name__)
 def check_loads(ctx: PlanCheck, f: Findings) -> None:
     """Maximum load per term: standard limits, probation, overload and its approval."""
     standings = standings_by_term(ctx.catalog, ctx.profile, ctx.enrolled_terms)
-    p = ctx.profile
+    unit = ctx.unit_name
     limits: dict[str, LoadLimit] = {}
     hard: list[str] = []
     for t in ctx.enrolled_terms:
-        lim = load_limit(
-            ctx.catalog, gpa=p.gpa, standing=standings[t.term], status=p.academic_status
-        )
+        lim = term_load_limit(ctx.catalog, ctx.term_facts(t.term, standings[t.term]))
         if lim is None:
             continue
         limits[t.term] = lim
@@ -44,8 +48,8 @@ def check_loads(ctx: PlanCheck, f: Findings) -> None:
         if t.units > lim.allowed:
             hard.append(t.term)
             why = f"{lim.why} " if lim.why else ""
-            msg = f"{label(t.term)} has {num(t.units)} units; {why}the limit is "
-            msg += f"{num(lim.allowed)} units"
+            msg = f"{label(t.term)} has {num(t.units)} {unit}; {why}the limit is "
+            msg += f"{num(lim.allowed)} {unit}"
             v = ctx.violation(lim.binding_rule, msg, t.term)
             f.violations.append(v.model_copy(update={"severity": "hard"}))
         elif t.units > lim.standard and lim.overload_rule is not None:
@@ -58,11 +62,12 @@ def _overload(ctx: PlanCheck, f: Findings, t: ScheduledTerm, lim: LoadLimit) -> 
     rule = lim.overload_rule
     assert rule is not None
     who = rule.requires_approval or "advisor"
-    base = f"{label(t.term)} has {num(t.units)} units, above the standard {num(lim.standard)}"
+    unit = ctx.unit_name
+    base = f"{label(t.term)} has {num(t.units)} {unit}, above the standard {num(lim.standard)}"
     if rule.id in ctx.approvals:
         msg = f"{base}; the plan assumes {who} approval for the overload"
     else:
-        msg = f"{base}; an overload up to {num(lim.allowed)} units needs {who} approval"
+        msg = f"{base}; an overload up to {num(lim.allowed)} {unit} needs {who} approval"
         f.violations.append(
             ctx.violation(rule, msg, t.term).model_copy(update={"severity": "soft"})
         )
@@ -73,7 +78,7 @@ def _overload(ctx: PlanCheck, f: Findings, t: ScheduledTerm, lim: LoadLimit) -> 
                 reason=f"ask for {who} approval of the overload terms; the student qualifies",
             )
         )
-        msg = f"{label(t.term)} needs {who} approval for {num(t.units)} units before registration"
+        msg = f"{label(t.term)} needs {who} approval for {num(t.units)} {unit} before registration"
     f.risks.append(
         Risk(
             kind="approval_needed",
@@ -89,19 +94,30 @@ def _suggest_caps(
     ctx: PlanCheck, f: Findings, limits: dict[str, LoadLimit], hard: list[str]
 ) -> None:
     """Cap every term, not just the ones over: capping one term alone lets the solver move
-    the overload to its neighbour. A general cap also covers terms a later plan adds."""
+    the overload to its neighbour. A general cap also covers terms a later plan adds; it
+    comes from the last term the plain rules cover (a term-kind limit, e.g. summer's, caps
+    only its own terms)."""
     c = ctx.schedule.constraints
+    unit = ctx.unit_name
     general = c.max_units_per_term if c else max(t.units for t in ctx.enrolled_terms)
-    last = limits[max(limits, key=lambda code: Term.parse(code).index)]
+    plain = {code: lim for code, lim in limits.items() if not lim.kind_specific} or limits
+    last = plain[max(plain, key=lambda code: Term.parse(code).index)]
     if general > last.allowed:
         general = last.allowed
+        over = [x for x in hard if not limits[x].kind_specific]
+        limit = f"the {num(last.allowed)}-{_singular(unit)} limit"
+        reason = (
+            f"{join([label(x) for x in over])} {'is' if len(over) == 1 else 'are'} over {limit}; "
+            "cap every term at it"
+            if over
+            else f"keep every term within {limit}"
+        )
         f.suggest(
             Modification(
                 action="cap_all_terms_units",
                 value=last.allowed,
                 rule_id=last.binding_rule.id,
-                reason=f"{join([label(x) for x in hard])} {'is' if len(hard) == 1 else 'are'} "
-                f"over the {num(last.allowed)}-unit limit; cap every term at it",
+                reason=reason,
             )
         )
     for code, lim in limits.items():
@@ -113,7 +129,7 @@ def _suggest_caps(
                     term=code,
                     value=lim.allowed,
                     rule_id=lim.binding_rule.id,
-                    reason=f"{label(code)} may carry at most {num(lim.allowed)} units",
+                    reason=f"{label(code)} may carry at most {num(lim.allowed)} {unit}",
                 )
             )
     if c is not None and c.target_term is not None:
@@ -127,37 +143,45 @@ def _suggest_caps(
         )
 
 
-def check_min_load(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
-    """Fall and spring terms before the last one must be full-time (the final term may be
-    light: it only finishes the degree)."""
-    assert rule.limit is not None
-    terms = [t for t in ctx.enrolled_terms if Term.parse(t.term).season != "summer"]
-    final = ctx.schedule.graduation_term or (terms[-1].term if terms else None)
-    standings = standings_by_term(ctx.catalog, ctx.profile, ctx.schedule.terms)
+def _singular(unit: str) -> str:
+    """'units' -> 'unit' (for '54-unit limit')."""
+    return unit[:-1] if unit.endswith("s") else unit
 
-    def can_be_full_time(term: str) -> bool:
+
+def check_min_load(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
+    """The terms the rule covers before the last one must be full-time (the final term may
+    be light: it only finishes the degree). The minimum is looked up per term (a limit
+    table by class standing uses the standing the student has then)."""
+    family = [r for r in ctx.catalog.policies if r.kind == "min_units_per_term"]
+    named = named_kinds(family)
+    regular = [t for t in ctx.enrolled_terms if Term.parse(t.term).regular]
+    final = ctx.schedule.graduation_term or (regular[-1].term if regular else None)
+    standings = standings_by_term(ctx.catalog, ctx.profile, ctx.schedule.terms)
+    unit = ctx.unit_name
+    need: dict[str, tuple[float, str]] = {}
+    for t in ctx.enrolled_terms:
+        if t.term == final or not governs(rule, Term.parse(t.term), named, optional_terms=False):
+            continue
+        facts = ctx.term_facts(t.term, standings.get(t.term, ctx.profile.class_standing))
+        minimum, why = ctx.threshold(rule, facts)
         # A student whose load limit is below the full-time minimum (e.g. while suspended)
         # cannot be full-time; the load rule, not this one, speaks for that term.
-        lim = load_limit(
-            ctx.catalog,
-            gpa=ctx.profile.gpa,
-            standing=standings.get(term, ctx.profile.class_standing),
-            status=ctx.profile.academic_status,
-        )
-        return lim is None or lim.allowed >= (rule.limit or 0)
-
-    middle = [t for t in terms if t.term != final and can_be_full_time(t.term)]
-    light = [t for t in middle if t.units < rule.limit]
+        lim = term_load_limit(ctx.catalog, facts)
+        if minimum is not None and (lim is None or lim.allowed >= minimum):
+            need[t.term] = (minimum, why)
+    middle = [t for t in ctx.enrolled_terms if t.term in need]
+    light = [t for t in middle if t.units < need[t.term][0]]
     for t in light:
+        minimum, why = need[t.term]
         msg = (
-            f"{label(t.term)} has {num(t.units)} units, below the {num(rule.limit)} "
-            "needed for full-time status"
+            f"{label(t.term)} has {num(t.units)} {unit}, below the {num(minimum)} "
+            f"needed for full-time status{because(why)}"
         )
         f.violations.append(ctx.violation(rule, msg, t.term))
         f.risks.append(
             Risk(
                 kind="load",
-                message=f"{label(t.term)} is part-time ({num(t.units)} units): financial aid, "
+                message=f"{label(t.term)} is part-time ({num(t.units)} {unit}): financial aid, "
                 "housing and visa status may require full-time enrollment",
                 term=t.term,
                 rule_id=rule.id,
@@ -171,14 +195,15 @@ def check_min_load(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
     if not light or c is None:
         return
     for t in middle:
+        minimum = need[t.term][0]
         cap = c.term_max_units.get(t.term, c.max_units_per_term)
         floor = c.term_min_units.get(t.term, c.min_units_per_term)
-        if floor < rule.limit <= cap:
+        if floor < minimum <= cap:
             f.suggest(
                 Modification(
                     action="floor_term_units",
                     term=t.term,
-                    value=rule.limit,
+                    value=minimum,
                     rule_id=rule.id,
                     reason=f"keep {label(t.term)} full-time",
                 )

@@ -4,6 +4,7 @@ the checks find (``Findings``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import structlog
 
@@ -15,8 +16,11 @@ from agents.artifacts import (
     StudentProfile,
     Violation,
 )
-from agents.catalog import Catalog, PolicyRule, StudentRecord, Term
+from agents.audit import AuditReport, audit
+from agents.catalog import Catalog, ClassStanding, PolicyRule, StudentRecord, Term
+from agents.policy.conditions import Facts, threshold
 from agents.policy.rules import Cite
+from agents.policy.standing import student_facts
 
 log = structlog.get_logger(__name__)
 
@@ -60,6 +64,36 @@ class PlanCheck:
     def approvals(self) -> frozenset[str]:
         c = self.schedule.constraints
         return frozenset(c.approvals_assumed if c else ())
+
+    @cached_property
+    def facts(self) -> Facts:
+        """The student now: GPA, standing, the status academic_standing rules give, and
+        recent-term GPAs from the record."""
+        return student_facts(self.catalog, self.profile, self.record)
+
+    def term_facts(self, term: str, standing: ClassStanding | None = None) -> Facts:
+        """The student in planned ``term`` (at ``standing``, the standing then)."""
+        return self.facts.at(standing=standing, term=Term.parse(term))
+
+    def threshold(self, rule: PolicyRule, facts: Facts | None = None) -> tuple[float | None, str]:
+        """The limit of ``rule`` for the student (or ``facts``) and why, in words."""
+        return threshold(rule, facts or self.facts)
+
+    @property
+    def unit_name(self) -> str:
+        """What the catalog's texts call units ('units', 'credits')."""
+        return self.catalog.institution.unit_name
+
+    @cached_property
+    def plan_audit(self) -> AuditReport | None:
+        """The degree audit of the record with the plan's courses (the audit memoizes the
+        question, so every check asking it shares one answer); None without a record or a
+        program of the catalog."""
+        programs = [c for c in self.programs if c in self.catalog.program_by_code]
+        if self.record is None or not programs:
+            return None
+        planned = {sc.course: t.term for t in self.enrolled_terms for sc in t.courses}
+        return audit(self.catalog, self.record, programs, planned=planned)
 
     def violation(self, rule: PolicyRule, message: str, term: str | None = None) -> Violation:
         return Violation(

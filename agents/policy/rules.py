@@ -1,40 +1,57 @@
 """Which catalog rules apply to a student, and the unit load each planned term may carry
-(the checks that use them are in ``agents.policy.checks``).
+(the checks that use them are in ``agents.policy.checks``; conditions, limit tables and
+term kinds in ``agents.policy.conditions``; the status academic_standing rules give in
+``agents.policy.standing``).
 
-Applicability (``PolicyRule.applies_when``): every condition given must hold.
+Applicability (``PolicyRule.applies_when``): every condition given must hold (see
+``conditions``). A ``probation_max_units`` rule applies only to students on probation even
+when the catalog leaves ``status_in`` empty - that is what the kind means. Future grades
+are unknown, so the current GPA, recent GPA and status hold for every planned term. Class
+standing is re-evaluated per planned term from the units earned, in progress and planned
+before it (in-progress and planned courses assumed passed): a first-year becomes a
+sophomore once 90 units are behind them.
 
-- ``gpa_min``: GPA >= gpa_min; ``gpa_max``: GPA < gpa_max. A student without a GPA (no
-  graded course yet) meets neither, so a GPA-conditioned rule never applies to them.
-- ``standing_in`` / ``status_in``: the standing / academic status is one of those listed
-  (empty: any). A ``probation_max_units`` rule applies only to students on probation even
-  when the catalog leaves ``status_in`` empty - that is what the kind means.
-- Future grades are unknown, so the current GPA and status hold for every planned term.
-  Class standing is re-evaluated per planned term from the units earned, in progress and
-  planned before it (in-progress and planned courses assumed passed): a first-year becomes
-  a sophomore once 90 units are behind them.
-
-Unit load of a planned term (``load_limit``): the *standard* maximum is the smallest limit
-among the ``max_units_per_term`` and ``probation_max_units`` rules that apply (ties go to
-the rule with more conditions, so a first-year is cited FIRST-YEAR-MAX rather than
-LOAD-MAX). Unless a probation rule applies, an ``overload`` rule that applies raises the
-*allowed* maximum to its limit, and every term above the standard maximum needs the
-rule's approval. Above the allowed maximum is a hard violation citing the rule that sets
-it; in the overload band it is a soft violation (a risk once the approval is assumed).
+Unit load of a planned term (``term_load_limit``): each load rule that covers the term
+(``conditions.governs``: plain rules cover regular terms, and optional terms no rule names;
+rules with ``term_kinds`` cover their kinds) and applies has its effective limit (the first
+``limit_table`` row that holds, else ``limit``). The *standard* maximum is the smallest
+limit among the ``max_units_per_term`` and ``probation_max_units`` rules (ties go to the
+rule with more conditions, so a first-year is cited FIRST-YEAR-MAX rather than LOAD-MAX).
+Unless a probation rule applies, an ``overload`` rule that applies raises the *allowed*
+maximum to its limit, and every term above the standard maximum needs the rule's approval.
+Above the allowed maximum is a hard violation citing the rule that sets it; in the overload
+band it is a soft violation (a risk once the approval is assumed).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import structlog
 
-from agents.artifacts import (
-    CitationRef,
-    ScheduledTerm,
-    StudentProfile,
+from agents.artifacts import CitationRef, ScheduledTerm, StudentProfile
+from agents.catalog import (
+    AcademicStatus,
+    Catalog,
+    ClassStanding,
+    PolicyRule,
+    StudentRecord,
+    Term,
+    credit_sum,
 )
-from agents.catalog import AcademicStatus, Catalog, ClassStanding, PolicyRule, Term
+from agents.catalog.policies import LimitRow
+from agents.policy.conditions import (
+    STANDING_WORDS,
+    Facts,
+    condition_gap,
+    condition_words,
+    governs,
+    matching_row,
+    named_kinds,
+    specificity,
+)
+from agents.policy.standing import student_facts
 
 log = structlog.get_logger(__name__)
 
@@ -42,18 +59,7 @@ Cite = Callable[[str], CitationRef]
 
 NOT_ATTEMPTS = frozenset({"W"})
 LOAD_KINDS = frozenset({"max_units_per_term", "probation_max_units", "overload"})
-STANDING_WORDS: dict[ClassStanding, str] = {
-    "first_year": "a first-year student",
-    "sophomore": "a sophomore",
-    "junior": "a junior",
-    "senior": "a senior",
-}
-STATUS_WORDS: dict[AcademicStatus, str] = {
-    "good": "in good academic standing",
-    "warning": "on academic warning",
-    "probation": "on academic probation",
-    "suspended": "while suspended",
-}
+CAP_KINDS = frozenset({"max_units_per_term", "probation_max_units"})
 
 
 def num(x: float) -> str:
@@ -73,23 +79,21 @@ def join(items: Sequence[str]) -> str:
 # --------------------------------------------------------------------------- applicability
 
 
+def failure(rule: PolicyRule, facts: Facts) -> str | None:
+    """Why ``rule`` does not apply, as a phrase ('with a GPA of 2.60'); None if it applies."""
+    gap = condition_gap(rule.applies_when, facts)
+    if gap is not None:
+        return gap
+    if rule.kind == "probation_max_units" and not rule.applies_when.status_in:
+        return None if facts.status == "probation" else facts.status_words
+    return None
+
+
 def condition_failure(
     rule: PolicyRule, *, gpa: float | None, standing: ClassStanding, status: AcademicStatus
 ) -> str | None:
-    """Why ``rule`` does not apply, as a phrase ('with a GPA of 2.60'); None if it applies."""
-    when = rule.applies_when
-    no_gpa = "without a GPA on record"
-    if when.gpa_min is not None and (gpa is None or gpa < when.gpa_min):
-        return no_gpa if gpa is None else f"with a GPA of {gpa:.2f}"
-    if when.gpa_max is not None and (gpa is None or gpa >= when.gpa_max):
-        return no_gpa if gpa is None else f"with a GPA of {gpa:.2f}"
-    if when.standing_in and standing not in when.standing_in:
-        return f"as {STANDING_WORDS[standing]}"
-    if when.status_in and status not in when.status_in:
-        return STATUS_WORDS[status]
-    if rule.kind == "probation_max_units" and not when.status_in and status != "probation":
-        return STATUS_WORDS[status]
-    return None
+    """``failure`` for a student known by GPA, standing and status only."""
+    return failure(rule, Facts(gpa=gpa, standing=standing, status=status))
 
 
 def rule_applies(
@@ -99,34 +103,33 @@ def rule_applies(
 
 
 def applicable_rules(
-    catalog: Catalog, profile: StudentProfile, *, standing: ClassStanding | None = None
+    catalog: Catalog,
+    profile: StudentProfile,
+    *,
+    standing: ClassStanding | None = None,
+    record: StudentRecord | None = None,
+    facts: Facts | None = None,
 ) -> list[PolicyRule]:
-    """Rules that apply to the student now (or at ``standing``), in catalog order."""
-    st = standing or profile.class_standing
-    return [
-        r
-        for r in catalog.policies
-        if rule_applies(r, gpa=profile.gpa, standing=st, status=profile.academic_status)
-    ]
+    """Rules that apply to the student now (or at ``standing``), in catalog order. The
+    facts come from ``profile`` (and ``record`` for recent-term GPAs) unless given."""
+    base = facts or student_facts(catalog, profile, record)
+    at = base.at(standing=standing)
+    return [r for r in catalog.policies if failure(r, at) is None]
 
 
 def standings_by_term(
     catalog: Catalog, profile: StudentProfile, terms: Sequence[ScheduledTerm]
 ) -> dict[str, ClassStanding]:
     """Class standing at the start of each planned term."""
-    units = profile.units_earned + profile.units_in_progress
+    units = credit_sum([profile.units_earned, profile.units_in_progress])
     out: dict[str, ClassStanding] = {}
     for t in sorted(terms, key=lambda t: Term.parse(t.term).index):
         out[t.term] = catalog.standing_for_units(units)
-        units += t.units
+        units = credit_sum([units, t.units])
     return out
 
 
-def _specificity(rule: PolicyRule) -> int:
-    w = rule.applies_when
-    return sum(
-        [w.gpa_min is not None, w.gpa_max is not None, bool(w.standing_in), bool(w.status_in)]
-    )
+# --------------------------------------------------------------------------- load limits
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,7 @@ class LoadLimit:
     overload_rule: PolicyRule | None
     why: str  # why the allowed maximum is what it is: 'with a GPA of 2.60'
     applied: tuple[str, ...]  # every load rule that applies, superseded ones included
+    kind_specific: bool = False  # the standard maximum is one for the term's kind only
 
     @property
     def binding_rule(self) -> PolicyRule:
@@ -148,80 +152,182 @@ class LoadLimit:
 @dataclass(frozen=True)
 class LoadCaps:
     """The catalog's load caps before any student is known: ``standard`` is the smallest
-    per-term cap a rule sets for students in any status (rules limited to a status, e.g.
-    probation, do not lower it); ``ceiling`` is the highest any rule allows anyone (the
-    largest overload). Without any load rule both are ``unbounded``: the units of every
-    course in the catalog, a cap that never binds."""
+    per-term cap a rule (or a row of its limit table) sets for students in any status
+    (rules and rows limited to a status or a recent GPA, e.g. probation, do not lower it);
+    ``ceiling`` is the highest any rule allows anyone (the largest overload). Without any
+    load rule both are ``unbounded``: the units of every course in the catalog, a cap that
+    never binds. ``by_kind`` holds (standard, ceiling) for each term kind a rule names
+    with ``term_kinds``."""
 
     standard: float
     ceiling: float
+    by_kind: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
-def catalog_load_caps(catalog: Catalog) -> LoadCaps:
-    """The one home of the catalog-wide load caps (the planner's round-1 caps)."""
-    standard = [
-        r.limit
-        for r in catalog.policies
-        if r.kind == "max_units_per_term" and r.limit is not None and not r.applies_when.status_in
+def _open(rule: PolicyRule, row: LimitRow | None, standing: ClassStanding | None) -> bool:
+    """Whether a cap holds for students in any status and whatever their recent GPA (and,
+    given a standing, for students of that standing). An overload counts whoever it is
+    for: the ceiling is the most anyone may carry, this year or later."""
+    if rule.kind == "overload":
+        return True
+    conds = [rule.applies_when] + ([row.when] if row is not None else [])
+    if standing is not None and any(c.standing_in and standing not in c.standing_in for c in conds):
+        return False
+    return not any(c.status_in or c.recent_gpa_min is not None for c in conds)
+
+
+def _cap_entries(
+    rule: PolicyRule, standing: ClassStanding | None
+) -> list[tuple[tuple[str, ...], float]]:
+    """(term kinds, limit) of the rule and each of its rows that count for the caps."""
+    if not _open(rule, None, standing):
+        return []
+    kinds = tuple(rule.applies_when.term_kinds)
+    out = [(kinds, rule.limit)] if rule.limit is not None else []
+    out += [
+        (tuple(r.when.term_kinds) or kinds, r.limit)
+        for r in rule.limit_table
+        if _open(rule, r, standing)
     ]
-    overload = [r.limit for r in catalog.policies if r.kind == "overload" and r.limit is not None]
-    unbounded = sum(c.units for c in catalog.courses)
-    std = min(standard) if standard else unbounded
-    return LoadCaps(standard=std, ceiling=max([std, *overload]))
+    return out
+
+
+def catalog_load_caps(catalog: Catalog, standing: ClassStanding | None = None) -> LoadCaps:
+    """The one home of the catalog-wide load caps (the planner's round-1 caps); with
+    ``standing``, the standard caps of students of that class standing (rules and rows
+    for other standings left out; a standing only rises, so later terms may allow more,
+    never less, in a catalog whose caps grow with the class year)."""
+    plain: dict[str, list[float]] = {"max_units_per_term": [], "overload": []}
+    kinds: dict[str, dict[str, list[float]]] = {}
+    for rule in catalog.policies:
+        if rule.kind not in plain:
+            continue
+        for named, limit in _cap_entries(rule, standing):
+            if not named:
+                plain[rule.kind].append(limit)
+            for k in named:
+                kinds.setdefault(k, {"max_units_per_term": [], "overload": []})
+                kinds[k][rule.kind].append(limit)
+    unbounded = credit_sum(c.units for c in catalog.courses)
+    std = min(plain["max_units_per_term"]) if plain["max_units_per_term"] else unbounded
+    ceiling = max([std, *plain["overload"]])
+    by_kind: dict[str, tuple[float, float]] = {}
+    for k, lists in kinds.items():
+        kind = catalog.calendar.kind_by_code.get(k)
+        regular = kind is not None and kind.regular
+        caps = lists["max_units_per_term"] + ([std] if regular else [])
+        k_std = min(caps) if caps else std
+        k_over = lists["overload"] + (plain["overload"] if regular else [])
+        by_kind[k] = (k_std, max([k_std, *k_over]))
+    return LoadCaps(standard=std, ceiling=ceiling, by_kind=by_kind)
+
+
+def term_kind_caps(
+    caps: LoadCaps, first: str, regular_terms: int, *, ceiling: bool
+) -> dict[str, float]:
+    """Per-term caps for the terms of the kinds ``caps.by_kind`` names, from ``first`` over
+    ``regular_terms`` regular terms (optional terms between them included): the kind's
+    ceiling when ``ceiling``, else its standard cap."""
+    if not caps.by_kind:
+        return {}
+    out: dict[str, float] = {}
+    t, seen = Term.parse(first), 0
+    while seen < regular_terms:
+        if t.kind in caps.by_kind:
+            out[t.code] = caps.by_kind[t.kind][1 if ceiling else 0]
+        seen += t.regular
+        t = t.shift(1)
+    return out
 
 
 def load_limit(
-    catalog: Catalog, *, gpa: float | None, standing: ClassStanding, status: AcademicStatus
-) -> LoadLimit | None:
-    """The load limit for a term (see the module docstring); None if no rule caps load."""
-    applying = [
-        r
-        for r in catalog.policies
-        if r.limit is not None and rule_applies(r, gpa=gpa, standing=standing, status=status)
-    ]
-    caps = [r for r in applying if r.kind in ("max_units_per_term", "probation_max_units")]
-    if not caps:
-        return None
-    std = min(caps, key=lambda r: (r.limit, -_specificity(r)))
-    assert std.limit is not None
-    probation = any(r.kind == "probation_max_units" for r in caps)
-    overloads = [
-        r
-        for r in applying
-        if not probation and r.kind == "overload" and r.limit is not None and r.limit > std.limit
-    ]
-    over = max(overloads, key=lambda r: r.limit or 0) if overloads else None
-    if over is not None:
-        why = f"even with {over.requires_approval or 'advisor'} approval"
-    elif std.kind == "probation_max_units":
-        why = STATUS_WORDS["probation"]
-    elif std.applies_when.status_in:
-        why = STATUS_WORDS[status]
-    else:
-        why = _why_no_overload(catalog, std, gpa=gpa, standing=standing, status=status)
-    allowed = over.limit if over is not None and over.limit is not None else std.limit
-    applied = tuple(r.id for r in applying if r.kind in LOAD_KINDS)
-    return LoadLimit(std.limit, std, allowed, over, why, applied)
-
-
-def _why_no_overload(
     catalog: Catalog,
-    std: PolicyRule,
     *,
     gpa: float | None,
     standing: ClassStanding,
     status: AcademicStatus,
+    term: str | None = None,
+) -> LoadLimit | None:
+    """``term_load_limit`` for a student known by GPA, standing and status only."""
+    when = Term.parse(term) if term is not None else None
+    return term_load_limit(catalog, Facts(gpa=gpa, standing=standing, status=status, term=when))
+
+
+Entry = tuple[PolicyRule, float, LimitRow | None]
+
+
+def term_load_limit(catalog: Catalog, facts: Facts) -> LoadLimit | None:
+    """The load limit of a term (``facts.term``; None: any term the plain rules cover), as
+    the module docstring says; None if no rule caps it."""
+    family = [r for r in catalog.policies if r.kind in LOAD_KINDS]
+    named = named_kinds(family)
+    entries: list[Entry] = []
+    for r in family:
+        if facts.term is None and r.applies_when.term_kinds:
+            continue  # no term: the plain rules speak for a term in general
+        if facts.term is not None and not governs(r, facts.term, named, optional_terms=True):
+            continue
+        if failure(r, facts) is not None:
+            continue
+        row = matching_row(r, facts)
+        limit = row.limit if row is not None else r.limit
+        if limit is not None:
+            entries.append((r, limit, row))
+    caps = [e for e in entries if e[0].kind in CAP_KINDS]
+    if not caps:
+        return None
+    std, std_limit, std_row = min(caps, key=lambda e: (e[1], -_specificity(e)))
+    probation = any(e[0].kind == "probation_max_units" for e in caps)
+    overloads = [e for e in entries if not probation and e[0].kind == "overload"]
+    overloads = [e for e in overloads if e[1] > std_limit]
+    over = max(overloads, key=lambda e: e[1]) if overloads else None
+    status_rule = std.kind == "probation_max_units" or bool(std.applies_when.status_in)
+    if over is not None:
+        why = f"even with {over[0].requires_approval or 'advisor'} approval"
+    elif status_rule:
+        why = facts.status_words
+    elif std.applies_when.term_kinds:
+        why = condition_words(std.applies_when, facts)
+    else:
+        why = _why_no_overload(catalog, std, std_limit, facts, named)
+    if over is None and std_row is not None:
+        row_words = condition_words(std_row.when, facts)
+        why = f"{why}, {row_words}" if status_rule and row_words else row_words or why
+    allowed = over[1] if over is not None else std_limit
+    applied = tuple(e[0].id for e in entries)
+    kind_specific = bool(std.applies_when.term_kinds) or bool(std_row and std_row.when.term_kinds)
+    return LoadLimit(
+        std_limit, std, allowed, over[0] if over else None, why, applied, kind_specific
+    )
+
+
+def _specificity(entry: Entry) -> int:
+    rule, _, row = entry
+    return specificity(rule.applies_when) + (specificity(row.when) if row is not None else 0)
+
+
+def _why_no_overload(
+    catalog: Catalog, std: PolicyRule, std_limit: float, facts: Facts, named: frozenset[str]
 ) -> str:
+    def top(r: PolicyRule) -> float:
+        return max([x for x in [r.limit, *(w.limit for w in r.limit_table)] if x is not None])
+
     higher = [
         r
         for r in catalog.policies
-        if r.kind == "overload" and r.limit is not None and r.limit > (std.limit or 0)
+        if r.kind == "overload"
+        and (r.limit is not None or r.limit_table)
+        and top(r) > std_limit
+        and (
+            governs(r, facts.term, named, optional_terms=True)
+            if facts.term is not None
+            else not r.applies_when.term_kinds
+        )
     ]
     if higher:
-        best = max(higher, key=lambda r: r.limit or 0)
-        why = condition_failure(best, gpa=gpa, standing=standing, status=status)
+        why = failure(max(higher, key=top), facts)
         if why:
             return why
     if std.applies_when.standing_in:
-        return f"as {STANDING_WORDS[standing]}"
+        return f"as {STANDING_WORDS[facts.standing]}"
     return ""

@@ -22,8 +22,8 @@ def check_floors(
     """Every term from the first through graduation carries at least its floor."""
     t = first
     while t <= last:
-        if t.season != "summer" or c.include_summer:
-            default = c.min_units_per_term if t.season != "summer" else 0.0
+        if t.regular or c.include_summer:
+            default = c.min_units_per_term if t.regular else 0.0
             floor = c.term_min_units.get(t.code, default)
             units = loads.get(t.code, 0.0)
             if t.code not in away and units < floor - 1e-9:
@@ -33,7 +33,7 @@ def check_floors(
                     None,
                     f"{units:g} units in {t.code} are below the floor of {floor:g}",
                 )
-        t = Term.from_index(t.index + 1)
+        t = t.shift(1)
 
 
 def check_target(add: Add, c: ConstraintsLike, plan: PlanLike, last: Term | None) -> None:

@@ -7,8 +7,10 @@ and checks every course against the catalog: offering, term away, prerequisites 
 complete in an earlier term, standing and units from the units completed before the term),
 corequisites (same or earlier term), duplicates, anti-requisites, unit loads and course
 counts, and the target term. Requirements left unmet come from the degree audit run with
-the plan as ``planned``. When sections are given, they are checked for clashes and
-free-time wishes against the catalog's meeting times.
+the plan as ``planned`` (the institution's requirements included; a course set's caps and
+subject minimum too: a plan whose courses break a cap or miss a subject leaves it unmet).
+When sections are given, they are checked for clashes and free-time wishes against the
+catalog's meeting times.
 
 This module runs the term-by-term simulation and the per-course checks; the checks over the
 whole plan live beside it (``span``, ``exclusions``, ``wishes``, ``requirements``,
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.catalog import Catalog, StudentRecord, Term, format_prereq
+from agents.catalog import Catalog, StudentRecord, Term, format_prereq, with_institution
 from agents.verifier.defects import Defect, DefectKind
 from agents.verifier.exclusions import check_antirequisites
 from agents.verifier.protocols import ConstraintsLike, PlanLike, SectionsLike
@@ -59,6 +61,7 @@ def verify_plan(
         out.append(Defect(kind=kind, term=term, course=course, message=message))
 
     record = RecordView(catalog, student)
+    programs = with_institution(catalog, programs)  # every student's requirements too
     target_programs = set(programs) | set(student.programs)
     away = {Term.parse(t).code for t in [*student.terms_away, *c.terms_away]}
     current = Term.parse(student.current_term)
@@ -76,7 +79,7 @@ def verify_plan(
         previous = term
         if pt.courses and term < first:
             add("offering", code, None, f"{code} is before the first plannable term {first.code}")
-        if pt.courses and term.season == "summer" and not c.include_summer:
+        if pt.courses and not (term.regular or c.include_summer):
             add("offering", code, None, f"{code} is a summer term but summers are not allowed")
         if pt.courses and code in away:
             add(

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.catalog.authoring.layout import read_layout
-from agents.catalog.loader import parse_catalog
 from agents.catalog.model import Catalog
+from agents.catalog.parse import parse_catalog
 from agents.catalog.prereq import PrereqNode, format_prereq, parse_prereq
 from agents.errors import CatalogError, LayoutError, PrereqSyntaxError
 

@@ -24,7 +24,7 @@ from agents.catalog.authoring.csvfiles import (
 )
 from agents.catalog.authoring.sourcemap import SourceMap
 from agents.catalog.prereq import COURSE_CODE_PATTERN, parse_prereq
-from agents.catalog.terms import Term
+from agents.catalog.terms import Calendar
 from agents.errors import PrereqSyntaxError, TermError
 
 COURSE_COLUMNS = (
@@ -32,6 +32,7 @@ COURSE_COLUMNS = (
     "title",
     "units",
     "department",
+    "subject",
     "level",
     "description",
     "attributes",
@@ -57,7 +58,6 @@ SECTION_COLUMNS = (
 )
 SECTION_REQUIRED = ("course", "term", "section")
 
-SEASONS = ("spring", "summer", "fall")
 YEARS = ("every", "odd", "even")
 GRADING = ("graded", "pass_fail_allowed", "pass_fail_only")
 _YES = {"yes": True, "true": True, "y": True, "no": False, "false": False, "n": False}
@@ -92,7 +92,9 @@ def read_prereq(cell: Cell, problems: list[str]) -> Any:
     return text
 
 
-def _course(row: Row, index: int, smap: SourceMap, problems: list[str]) -> dict[str, Any]:
+def _course(
+    row: Row, index: int, calendar: Calendar, smap: SourceMap, problems: list[str]
+) -> dict[str, Any]:
     at: tuple[str | int, ...] = ("courses", index)
     smap.add(at, row.where)
     for column in COURSE_COLUMNS:
@@ -113,18 +115,22 @@ def _course(row: Row, index: int, smap: SourceMap, problems: list[str]) -> dict[
         "department": row.cells["department"],
         "level": read_integer(row.cell("level"), "the level", "100 or 300", problems),
     }
+    if subject := row.cells.get("subject", "").strip():
+        course["subject"] = subject
     if row.cells.get("description"):
         course["description"] = row.cells["description"]
     if attributes := read_list(row.cell("attributes")):
         course["attributes"] = attributes
     terms = []
     for term in read_list(row.cell("offered_terms")) or [""]:
-        if term.lower() not in SEASONS:
+        if calendar.kind_code(term) is None:
+            kinds = [k.name.lower() for k in calendar.terms]
             problems.append(
-                f"{row.cell('offered_terms').where}: {term!r} is not a season - write "
-                f"seasons from {', '.join(SEASONS)} separated by ';', e.g. 'fall;spring'"
+                f"{row.cell('offered_terms').where}: {term!r} is not a kind of term of the "
+                f"calendar - write kinds from {', '.join(kinds)} (or their codes) separated "
+                f"by ';', e.g. '{';'.join(kinds[-1:] + kinds[:1])}'"
             )
-        terms.append(term.lower())
+        terms.append(term)
     offered: dict[str, Any] = {"terms": terms}
     if row.cells.get("offered_years", "").strip():
         offered["years"] = read_choice(row.cell("offered_years"), YEARS, "a year pattern", problems)
@@ -149,7 +155,7 @@ def _course(row: Row, index: int, smap: SourceMap, problems: list[str]) -> dict[
 
 
 def read_courses(
-    path: Path, smap: SourceMap, problems: list[str]
+    path: Path, calendar: Calendar, smap: SourceMap, problems: list[str]
 ) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """The courses of ``courses.csv`` and each code's index in the list (-1 for the code of
     a row that could not be read)."""
@@ -161,7 +167,7 @@ def read_courses(
         if row.broken:
             index[row.cells.get("code", "").strip()] = -1  # reported; sections skip it
             continue
-        course = _course(row, len(courses), smap, problems)
+        course = _course(row, len(courses), calendar, smap, problems)
         code = course["code"]
         if code in first_line:
             problems.append(
@@ -225,6 +231,7 @@ def read_sections(
     path: Path,
     courses: list[dict[str, Any]],
     index: dict[str, int],
+    calendar: Calendar,
     smap: SourceMap,
     problems: list[str],
 ) -> None:
@@ -243,11 +250,11 @@ def read_sections(
             continue
         term_text = row.cells["term"].strip()
         try:
-            term = Term.parse(term_text).code
+            term = calendar.parse(term_text).code
         except TermError:
             problems.append(
-                f"{row.cell('term').where}: {term_text!r} is not a term - write a term code "
-                "such as 'F2026', 'S2027' or 'U2027'"
+                f"{row.cell('term').where}: {term_text!r} is not a term of the calendar - "
+                f"write a term code such as {calendar.examples()}"
             )
             continue
         sid = row.cells["section"].strip()

@@ -44,13 +44,14 @@ def _list_cell(items: list[str], where: str, problems: list[str]) -> str:
     return ";".join(items)
 
 
-def _course_row(c: Course, problems: list[str]) -> list[str]:
+def _course_row(c: Course, course_columns: list[str], problems: list[str]) -> list[str]:
     at = f"course {c.code!r}"
     values = {
         "code": c.code,
         "title": c.title,
         "units": format_number(c.units),
         "department": c.department,
+        "subject": c.subject or "",
         "level": str(c.level),
         "description": c.description,
         "attributes": _list_cell(c.attributes, f"{at} attributes", problems),
@@ -62,7 +63,7 @@ def _course_row(c: Course, problems: list[str]) -> list[str]:
         "repeatable": "yes" if c.repeatable else "no",
         "grading": c.grading,
     }
-    return [values[column] for column in COURSE_COLUMNS]
+    return [values[column] for column in course_columns]
 
 
 def _section_rows(c: Course, problems: list[str]) -> list[list[str]]:
@@ -92,8 +93,12 @@ def layout_files(catalog: Catalog) -> dict[str, str]:
     head["program_order"] = [p.code for p in catalog.programs]
     head["document_order"] = [d.id for d in catalog.documents]
     files = {"institution.yaml": dump_yaml(head)}
-    course_rows = [_course_row(c, problems) for c in catalog.courses]
-    files["courses.csv"] = csv_text(COURSE_COLUMNS, course_rows)
+    # The subject column only when a course gives one (others derive it from the code).
+    columns = [
+        k for k in COURSE_COLUMNS if k != "subject" or any(c.subject for c in catalog.courses)
+    ]
+    course_rows = [_course_row(c, columns, problems) for c in catalog.courses]
+    files["courses.csv"] = csv_text(columns, course_rows)
     section_rows = [row for c in catalog.courses for row in _section_rows(c, problems)]
     files["sections.csv"] = csv_text(SECTION_COLUMNS, section_rows)
     for program in data["programs"]:

@@ -18,21 +18,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from agents.catalog.authoring.courses_csv import read_courses, read_sections
 from agents.catalog.authoring.documents_md import read_document
 from agents.catalog.authoring.sourcemap import SourceMap
 from agents.catalog.authoring.yamlfiles import read_yaml
+from agents.catalog.terms import SEMESTER_CALENDAR, Calendar
 
 INSTITUTION_FIELDS = (
     "schema_version",
     "institution",
     "catalog_year",
+    "calendar",
     "grade_scale",
     "standing_thresholds",
     "program_order",
     "document_order",
 )
-CATALOG_FIELDS = INSTITUTION_FIELDS[:5]
+CATALOG_FIELDS = INSTITUTION_FIELDS[:6]
 INSTITUTION_HINT = "create it with schema_version, institution and catalog_year"
 
 
@@ -118,6 +122,29 @@ def _policies(directory: Path, smap: SourceMap, problems: list[str]) -> list[Any
     return value
 
 
+def _calendar(directory: Path, head: dict[str, Any], problems: list[str]) -> Calendar:
+    """The calendar institution.yaml declares (the semester calendar when it declares none,
+    or when the declaration is broken - that problem is reported here)."""
+    if head.get("schema_version") == 1:
+        problems.append(
+            "institution.yaml: schema_version 1 is no longer read - run "
+            f"`advise catalog migrate {directory}` to add the semester calendar version 1 "
+            "assumed and set schema_version to 2"
+        )
+    if "calendar" not in head:
+        return SEMESTER_CALENDAR
+    try:
+        return Calendar.model_validate(head["calendar"])
+    except ValidationError as exc:
+        for err in exc.errors():
+            where = ".".join(str(p) for p in err["loc"])
+            problems.append(
+                f"institution.yaml: calendar{'.' + where if where else ''}: {err['msg']} - "
+                "see 'calendar' in docs/catalog-guide.md"
+            )
+        return SEMESTER_CALENDAR
+
+
 def read_layout(directory: Path) -> tuple[dict[str, Any], SourceMap, list[str]]:
     """The raw catalog a directory describes, where its values came from, and its problems."""
     smap = SourceMap()
@@ -127,13 +154,14 @@ def read_layout(directory: Path) -> tuple[dict[str, Any], SourceMap, list[str]]:
         return {}, smap, problems
     head = _institution(directory, smap, problems)
     raw: dict[str, Any] = {k: head[k] for k in CATALOG_FIELDS if k in head}
+    calendar = _calendar(directory, head, problems)
 
     courses: list[dict[str, Any]] = []
     courses_csv = directory / "courses.csv"
     if courses_csv.is_file():
-        courses, index = read_courses(courses_csv, smap, problems)
+        courses, index = read_courses(courses_csv, calendar, smap, problems)
         if (directory / "sections.csv").is_file():
-            read_sections(directory / "sections.csv", courses, index, smap, problems)
+            read_sections(directory / "sections.csv", courses, index, calendar, smap, problems)
     else:
         problems.append(
             f"courses.csv: file not found in {directory} - create it with a header row "

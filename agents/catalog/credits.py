@@ -1,0 +1,90 @@
+"""Credits: what the catalog calls them and exact arithmetic on them.
+
+Course units are decimals with at most two places (0.25, 0.5, 1, 3, 4.5, 9). They are held
+as Python floats, the nearest binary value to the decimal written; sums and differences go
+through ``credit_sum`` and ``credit_sub``, which add whole hundredths as integers and give
+back the float nearest to the exact result. Two results are then equal exactly when the
+decimals are (ten 0.1-credit courses make 1.0, not 0.9999999999999999), and comparing
+them needs no tolerance.
+
+``unit_name()`` is the name of the credits of the catalog in use (``institution.unit_name``:
+"units", "credits", "quarter units"), bound with the calendar by ``use_catalog``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Protocol, TypeVar
+
+from agents.catalog.terms import Calendar, use_calendar
+
+
+class _Named(Protocol):
+    @property
+    def unit_name(self) -> str: ...
+
+
+class CatalogLike(Protocol):
+    """What ``use_catalog`` reads of a catalog (``agents.catalog.Catalog``)."""
+
+    @property
+    def calendar(self) -> Calendar: ...
+
+    @property
+    def institution(self) -> _Named: ...
+
+
+_C = TypeVar("_C", bound=CatalogLike)
+
+HUNDREDTHS = 100
+"""Credits are exact to this fraction of a unit (two decimal places)."""
+
+_UNIT_NAME: ContextVar[str] = ContextVar("unit_name", default="units")
+
+
+def hundredths(value: float) -> int:
+    """``value`` in whole hundredths (0.25 -> 25); values are rounded to two places."""
+    return round(value * HUNDREDTHS)
+
+
+def from_hundredths(count: int) -> float:
+    return count / HUNDREDTHS
+
+
+def credit_sum(values: Iterable[float]) -> float:
+    """The exact sum of credit values, as the float nearest to it."""
+    return from_hundredths(sum(hundredths(v) for v in values))
+
+
+def credit_sub(a: float, b: float) -> float:
+    """The exact difference ``a - b`` of two credit values."""
+    return from_hundredths(hundredths(a) - hundredths(b))
+
+
+def is_credit_value(value: float) -> bool:
+    """Whether ``value`` has at most two decimal places."""
+    return abs(value * HUNDREDTHS - round(value * HUNDREDTHS)) < 1e-6
+
+
+def format_credits(value: float) -> str:
+    """'9', '0.25', '1.5' - no trailing zeros, never '0.30000000000000004'."""
+    text = f"{from_hundredths(hundredths(value)):.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def unit_name() -> str:
+    """What the catalog in use calls its credits ('units', 'credits')."""
+    return _UNIT_NAME.get()
+
+
+@contextmanager
+def use_catalog(catalog: _C) -> Iterator[_C]:
+    """Read terms in ``catalog``'s calendar and name credits as it does inside the block."""
+    token = _UNIT_NAME.set(catalog.institution.unit_name)
+    try:
+        with use_calendar(catalog.calendar):
+            yield catalog
+    finally:
+        _UNIT_NAME.reset(token)
