@@ -15,7 +15,7 @@ from agents.artifacts import (
     RequirementsProposal,
     StudentProfile,
 )
-from agents.catalog import Catalog, PolicyRule, Term, unit_name
+from agents.catalog import Catalog, PolicyRule, Term, credit_sub, unit_name
 from agents.policy import applicable_rules, num
 from agents.toolbox import Toolbox
 
@@ -159,7 +159,7 @@ def progress_answer(intake: IntakeResult, proposal: RequirementsProposal) -> str
     for prog in report.programs:
         line = f"- {prog.code} {prog.name}: {STATUS_WORDS[prog.status]}"
         if prog.total_units_required is not None and prog.units_toward_total is not None:
-            left = max(prog.total_units_required - prog.units_toward_total, 0)
+            left = max(credit_sub(prog.total_units_required, prog.units_toward_total), 0)
             line += (
                 f"; {num(prog.units_toward_total)} of {num(prog.total_units_required)} "
                 f"{unit_name()} counted, {num(left)} to go"

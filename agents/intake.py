@@ -3,8 +3,7 @@
 Structured fields of the request win; the free text fills what they leave empty, read by the
 configured backend (the offline rule parser by default, or Gemini). Whatever read the text,
 every program, course and term it names is checked against the catalog here: what does not
-resolve becomes an open question, never a fact. Conflicts between the structured fields and
-the text are noted, not silently dropped.
+resolve becomes an open question, never a fact. Conflicts with the text are noted.
 """
 
 from __future__ import annotations
@@ -29,6 +28,7 @@ from agents.catalog import (
     Term,
     active_calendar,
     check_student_against_catalog,
+    credit_sub,
     first_regular,
 )
 from agents.errors import TermError
@@ -74,7 +74,7 @@ def profile_of(student: StudentRecord, catalog: Catalog) -> StudentProfile:
         declared_programs=list(student.programs),
         class_standing=student.class_standing(catalog),
         units_earned=earned,
-        units_in_progress=student.units_earned(catalog, include_in_progress=True) - earned,
+        units_in_progress=credit_sub(student.units_earned(catalog, True), earned),
         gpa=student.computed_gpa(catalog),
         academic_status=student.academic_status,
         start_term=student.start_term,
@@ -138,8 +138,9 @@ def _ask_unresolved(
 
 def _unresolved_question(field: str, phrase: str) -> str:
     cal = active_calendar()
-    last = cal.kind_by_code[cal.last_regular_of_year].name
-    first = cal.kind_by_code[cal.academic_year_starts].name
+    last, first = (
+        cal.kind_by_code[k].name for k in (cal.last_regular_of_year, cal.academic_year_starts)
+    )
     return {
         "programs": f"The request names {phrase!r}, which is not a program in the catalog; "
         "which program is meant?",

@@ -66,7 +66,7 @@ def _md_term(t: ScheduledTerm) -> list[str]:
     lines = [
         f"### {_md(t.label)} ({_num(t.units)} {unit_name()})",
         "",
-        "| Course | Title | Units | Counts toward |",
+        f"| Course | Title | {unit_name().capitalize()} | Counts toward |",
         "| --- | --- | --- | --- |",
     ]
     for c in t.courses:

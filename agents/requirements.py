@@ -18,7 +18,7 @@ import structlog
 from agents.artifacts import IntakeResult, ProposedCourse, RequirementsProposal
 from agents.audit import AuditReport, RequirementAudit, audit
 from agents.case import Case
-from agents.catalog import unit_name
+from agents.catalog import credit_sub, unit_name
 from agents.planner import PlanResult, plan
 from agents.planning import initial_constraints, plannable_programs, to_plan_constraints
 from agents.toolbox import Toolbox
@@ -142,5 +142,5 @@ def _unique_notes(notes: list[str]) -> list[str]:
 def _remaining_units(report: AuditReport) -> float:
     for p in report.programs:
         if p.total_units_required is not None and p.units_toward_total is not None:
-            return max(0.0, p.total_units_required - p.units_toward_total)
+            return max(0.0, credit_sub(p.total_units_required, p.units_toward_total))
     return 0.0

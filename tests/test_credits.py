@@ -14,6 +14,7 @@ from agents.catalog import (
     Course,
     credit_sub,
     credit_sum,
+    credits_text,
     format_credits,
     load_catalog,
     unit_name,
@@ -69,4 +70,10 @@ def test_the_unit_name_is_the_catalog_in_use() -> None:
     assert unit_name() == "units"
     with use_catalog(renamed):
         assert unit_name() == "credits"
+        assert [credits_text(x) for x in (1, 1.0, 0.5, 4)] == [
+            "1 credit",
+            "1 credit",
+            "0.5 credits",
+            "4 credits",
+        ]
     assert unit_name() == "units"

@@ -21,6 +21,8 @@ from agents.catalog import (
     NOfRequirement,
     Program,
     StudentRecord,
+    credit_sub,
+    credit_sum,
 )
 
 
@@ -75,7 +77,7 @@ class Builder:
         missing = max(0, need - len(met))
         cheapest = sorted(open_, key=lambda k: (k.courses_needed, k.units_needed))[:missing]
         courses_needed = sum(k.courses_needed for k in cheapest)
-        units_needed = rounded(sum(k.units_needed for k in cheapest))
+        units_needed = rounded(credit_sum(k.units_needed for k in cheapest))
         options = sorted({o for k in open_ for o in k.options}) if status != "met" else []
         if isinstance(req, AllOfRequirement):
             if status == "met":
@@ -134,7 +136,7 @@ class Builder:
             status,
             earned >= total - EPS,
             why,
-            units_needed=0.0 if met else rounded(total - toward),
+            units_needed=0.0 if met else rounded(credit_sub(total, toward)),
         )
 
     def gpa_check(self, minimum: float, full: list[Option]) -> RequirementAudit:

@@ -39,6 +39,8 @@ from agents.catalog import (
     StudentRecord,
     Term,
     check_student_against_catalog,
+    credit_sub,
+    credit_sum,
     model_schema,
     published_schema,
     with_institution,
@@ -111,7 +113,7 @@ def _planned_units(
                 f"planned course {code} is in {term}, not after the current term {current.code}"
             )
         if course.repeatable or code not in have:
-            total += course.units
+            total = credit_sum((total, course.units))
             continue
         best = student.best_attempt(code, catalog)
         assert best is not None
@@ -188,7 +190,7 @@ def _audit(
     warnings += [f"student record: {p}" for p in check_student_against_catalog(student, catalog)]
     plan = {code: Term.parse(term).code for code, term in sorted((planned or {}).items())}
     earned = _r(student.units_earned(catalog))
-    in_progress = _r(student.units_earned(catalog, include_in_progress=True) - earned)
+    in_progress = _r(credit_sub(student.units_earned(catalog, include_in_progress=True), earned))
     units_planned = _planned_units(catalog, student, plan, warnings)
     plan = {c: t for c, t in plan.items() if c in catalog.course_by_code}
 

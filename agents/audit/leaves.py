@@ -12,7 +12,15 @@ from agents.audit.forms import cap_label, cap_limit
 from agents.audit.pool import Option
 from agents.audit.program import Leaf, ProgramAlloc, required_count
 from agents.audit.report import CountedCourse, RequirementAudit, Status
-from agents.catalog import Catalog, CourseRequirement, CourseSetRequirement, StudentRecord, Term
+from agents.catalog import (
+    Catalog,
+    CourseRequirement,
+    CourseSetRequirement,
+    StudentRecord,
+    Term,
+    credit_sub,
+    credit_sum,
+)
 
 
 class LeafBuilder:
@@ -192,7 +200,7 @@ class LeafBuilder:
         self, a: ProgramAlloc, idx: int, req: CourseSetRequirement, mbc: bool
     ) -> RequirementAudit:
         taken = sorted(a.taken.get(idx, []), key=lambda o: (Term.parse(o.term).index, o.key))
-        units = rounded(sum(o.units for o in taken))
+        units = rounded(credit_sum(o.units for o in taken))
         need = required_count(req)
         counts_ok = self.allocator.counts_ok(req, taken)
         gpa = self.allocator.set_gpa(taken) if req.min_gpa is not None else None
@@ -211,13 +219,15 @@ class LeafBuilder:
             if req.distributed:
                 spread_only = counts_ok and spread_left > 0
                 options = self.distributed_options(a, idx, req, options, subjects, spread_only)
-        units_left = max(0.0, req.min_units - units) if req.min_units is not None else 0.0
+        units_left = (
+            max(0.0, credit_sub(req.min_units, units)) if req.min_units is not None else 0.0
+        )
         # A lower bound: the cheapest options, or any matching course when too few are left.
         pick = options
         if len(options) < courses_needed:
             pick = [c.code for c in self.catalog.courses if req.matches(c)]
         cheapest = sorted(self.catalog.course_by_code[c].units for c in pick)
-        units_needed = rounded(max(units_left, sum(cheapest[:courses_needed])))
+        units_needed = rounded(max(units_left, credit_sum(cheapest[:courses_needed])))
         if status == "met":
             courses_needed, units_needed = 0, 0.0
 

@@ -7,6 +7,7 @@ report, so the rendering can be compared in tests and pasted into letters and ti
 from __future__ import annotations
 
 from agents.audit.report import AuditReport, CountedCourse, ProgramAudit, RequirementAudit
+from agents.catalog import credits_text, unit_name
 
 MARKS: dict[str, str] = {"met": "[met]", "partly_met": "[partly met]", "unmet": "[unmet]"}
 MAX_OPTIONS = 12
@@ -23,7 +24,7 @@ def _counted_line(c: CountedCourse) -> str:
         c.source, f", {c.source} credit"
     )
     note = f" ({c.note})" if c.note else ""
-    units = f"{_num(c.units)} units"
+    units = credits_text(c.units)
     return f"{c.course} {c.title} | {grade} | {c.term} | {units} | {status}{source}{note}"
 
 
@@ -36,7 +37,7 @@ def _remaining_line(node: RequirementAudit) -> str | None:
     if node.courses_needed:
         needs.append(f"{node.courses_needed} course" + ("" if node.courses_needed == 1 else "s"))
     if node.units_needed:
-        needs.append(f"{_num(node.units_needed)} units")
+        needs.append(credits_text(node.units_needed))
     text = "needs " + (", ".join(needs) if needs else "a better GPA")
     if node.options:
         shown = node.options[:MAX_OPTIONS]
@@ -84,7 +85,8 @@ def render_audit(report: AuditReport) -> str:
     lines = [
         f"Degree audit for {report.student_id} (catalog {report.catalog_year}, "
         f"as of {report.as_of_term})",
-        f"Standing: {report.class_standing.replace('_', ' ')} | GPA: {gpa} | Units: "
+        f"Standing: {report.class_standing.replace('_', ' ')} | GPA: {gpa} | "
+        f"{unit_name().capitalize()}: "
         f"{_num(report.units_earned)} earned, {_num(report.units_in_progress)} in progress, "
         f"{_num(report.units_planned)} planned",
     ]

@@ -7,6 +7,7 @@ from agents.catalog.courses import Course, Meeting, Section
 from agents.catalog.credits import (
     credit_sub,
     credit_sum,
+    credits_text,
     format_credits,
     unit_name,
     use_catalog,
@@ -116,6 +117,7 @@ __all__ = [
     "courses_in",
     "credit_sub",
     "credit_sum",
+    "credits_text",
     "default_catalog_path",
     "first_regular",
     "format_credits",

@@ -79,6 +79,19 @@ def unit_name() -> str:
     return _UNIT_NAME.get()
 
 
+def credits_text(value: float) -> str:
+    """'4 credits', '0.5 credits', '1 credit', '1 unit of credit' in the catalog's words."""
+    name = unit_name()
+    if hundredths(value) == HUNDREDTHS:
+        words = name.split(" ")
+        if words[-1].endswith("s"):
+            words[-1] = words[-1][:-1]
+        elif words[0].endswith("s"):
+            words[0] = words[0][:-1]
+        name = " ".join(words)
+    return f"{format_credits(value)} {name}"
+
+
 @contextmanager
 def use_catalog(catalog: _C) -> Iterator[_C]:
     """Read terms in ``catalog``'s calendar and name credits as it does inside the block."""

@@ -141,9 +141,13 @@ class Prep:
     def plannable(self, code: str) -> bool:
         if code in self.avoid or code not in self.catalog.course_by_code:
             return False
-        if code not in self.history.passed:
-            return not self._antireq_earned(code)
-        return self.course(code).repeatable or self.retake_needed(code)
+        if self._antireq_earned(code):
+            return False  # an anti-requisite on the record excludes credit, retakes too
+        return (
+            code not in self.history.passed
+            or self.course(code).repeatable
+            or self.retake_needed(code)
+        )
 
     def _antireq_earned(self, code: str) -> bool:
         return any(other in self.history.passed for other in self.antireqs(code))

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.catalog import Catalog, StudentRecord, Term, format_prereq, with_institution
+from agents.catalog import Catalog, StudentRecord, Term, credit_sum, format_prereq, with_institution
 from agents.verifier.defects import Defect, DefectKind
 from agents.verifier.exclusions import check_antirequisites
 from agents.verifier.protocols import ConstraintsLike, PlanLike, SectionsLike
@@ -97,7 +97,7 @@ def verify_plan(
             if course is None:
                 add("offering", code, cc, f"{cc!r} is not in the catalog")
                 continue
-            units += course.units * pt.courses.count(cc)
+            units = credit_sum((units, *[course.units] * pt.courses.count(cc)))
             if not course.offered.offered_in(term):
                 add(
                     "offering",
@@ -140,7 +140,7 @@ def verify_plan(
                     f"{cc} is already passed or in progress and is not repeatable",
                 )
             if course.repeatable or (cc not in planned and not record.passes(cc, None)):
-                gained += course.units
+                gained = credit_sum((gained, course.units))
             planned.setdefault(cc, code)
         if abs(units - pt.units) > 1e-6:
             add(
@@ -159,9 +159,9 @@ def verify_plan(
                 None,
                 f"{len(pt.courses)} courses in {code} exceed the limit of {c.max_courses_per_term}",
             )
-        loads[code] = loads.get(code, 0.0) + units
+        loads[code] = credit_sum((loads.get(code, 0.0), units))
         done |= this_term
-        units_before += gained
+        units_before = credit_sum((units_before, gained))
     last = max((Term.parse(t) for t, u in loads.items() if u > 0), default=None)
     if last is not None:
         check_floors(add, c, first, last, away, loads)
