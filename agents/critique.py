@@ -57,10 +57,24 @@ log = structlog.get_logger(__name__)
 
 def run(case: Case, tools: Toolbox) -> Critique:
     """The stage: critique the case's current schedule."""
-    return review(case.need_intake(), case.schedule, tools)
+    intake = case.need_intake()
+    asked = set(intake.constraints.include_courses)
+    dropped: dict[str, tuple[str | None, str]] = {}
+    for refinement in case.refinements:
+        for change in refinement.changes:
+            if change.field == "avoid":
+                for code in sorted(set(change.after) - set(change.before)):
+                    if code in asked:
+                        dropped.setdefault(code, (change.rule_id, change.reason))
+    return review(intake, case.schedule, tools, dropped=dropped)
 
 
-def review(intake: IntakeResult, schedule: Schedule, tools: Toolbox) -> Critique:
+def review(
+    intake: IntakeResult,
+    schedule: Schedule,
+    tools: Toolbox,
+    dropped: dict[str, tuple[str | None, str]] | None = None,
+) -> Critique:
     """Critique ``schedule``: every fact checked comes from the schedule, the record and
     the catalog."""
     ctx = PlanCheck(
@@ -76,7 +90,7 @@ def review(intake: IntakeResult, schedule: Schedule, tools: Toolbox) -> Critique
         critique = _not_needed(ctx)
     else:
         found = check_plan(ctx)
-        risks = found.risks + plan_risks(ctx, intake)
+        risks = found.risks + plan_risks(ctx, intake) + _dropped(ctx, dropped or {})
         approval = verdict(found.violations)
         critique = Critique(
             status="done",
@@ -143,6 +157,21 @@ def _not_needed(ctx: PlanCheck) -> Critique:
 
 
 # --------------------------------------------------------------------------- risks
+
+
+def _dropped(ctx: PlanCheck, dropped: dict[str, tuple[str | None, str]]) -> list[Risk]:
+    """Courses the student asked for that an earlier round took out of the plan."""
+    planned = {c.course for t in ctx.schedule.terms for c in t.courses}
+    return [
+        Risk(
+            kind="other",
+            message=f"{code} was asked for but is not in the plan: {reason}",
+            rule_id=rule_id,
+            citation=ctx.cite(rule_id) if rule_id else None,
+        )
+        for code, (rule_id, reason) in sorted(dropped.items())
+        if code not in planned
+    ]
 
 
 def plan_risks(ctx: PlanCheck, intake: IntakeResult) -> list[Risk]:

@@ -3,11 +3,15 @@ stages that plan: requirements (round 1, the proposal) and scheduling (later rou
 re-plans around section clashes).
 
 - ``initial_constraints``: the round-1 constraint set, the student's own wishes and no
-  policy yet. With a graduation target and no cap of their own, the cap is the highest any
-  load rule allows anyone (the overload ceiling), so the policy critique - not the planner
-  - decides whether this student may carry it; otherwise the standard cap of the student's
-  class standing (``agents.policy.catalog_load_caps``). Caps rules set for a kind of term
-  (summer) go on the terms of that kind.
+  policy yet. The caps come from the load rules by class standing
+  (``agents.policy.catalog_load_caps``) and hold per term, by the standing the student will
+  have at its start (a first-year's cap lifts once the plan has made them a sophomore).
+  With a graduation target and no cap of their own, a term may carry the highest load any
+  rule allows a student of that standing (the overload ceiling), so the policy critique -
+  not the planner - decides whether this student may carry it; but the standard loads go
+  with it, and the planner stays within them whenever that meets the target, overloading
+  only as much as the target needs. Otherwise the cap is the standard load. Caps rules set
+  for a kind of term (summer) go on the terms of that kind.
 - ``to_plan_constraints``: a constraint set plus what the next term's sections and the
   student's interests add (pairs that always clash, courses that break the free-time
   wishes, interest scores), as ``PlanConstraints``.
@@ -21,38 +25,51 @@ from __future__ import annotations
 
 from agents.artifacts import ConstraintSet, IntakeResult
 from agents.audit import AuditReport
-from agents.catalog import Term
-from agents.planner import PlanConstraints, never_free
+from agents.catalog import STANDINGS, Term, credit_sum
+from agents.planner import PlanConstraints, StandardLoads, never_free
 from agents.policy import catalog_load_caps, term_kind_caps
 from agents.toolbox import Toolbox
 
 
 def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
     """The round-1 constraint set: the student's own wishes, nothing from policy yet."""
-    caps = catalog_load_caps(tools.catalog, intake.profile.class_standing)
-    standard, ceiling = caps.standard, caps.ceiling
+    now = intake.profile.class_standing
+    caps = catalog_load_caps(tools.catalog, now)
+    # A standing only rises: the terms ahead have this one or a later one at their start.
+    ahead = {s: catalog_load_caps(tools.catalog, s) for s in STANDINGS[STANDINGS.index(now) :]}
+    standard = max(c.standard for c in ahead.values())
+    ceiling = max(c.ceiling for c in ahead.values())
+    standard_by = {s: c.standard for s, c in ahead.items() if c.standard < standard}
+    ceiling_by = {s: c.ceiling for s, c in ahead.items() if c.ceiling < ceiling}
     goals = intake.goals
+    target = goals.target_graduation is not None
     term_caps: dict[str, float] = {}
+    # The rules' caps by standing: the ceilings with a target, else the standard loads.
+    cap, by_standing = (ceiling, ceiling_by) if target else (standard, standard_by)
+    own = False
     if goals.max_units_per_term is not None:
         # A wish above what any rule could allow is planned at the ceiling, not beyond.
         wish = min(goals.max_units_per_term, ceiling)
         if intake.intent == "plan_next_term":
             # "At most 27 units next semester" limits that term, not the rest of the degree.
             term_caps[intake.profile.next_term] = wish
-            cap = ceiling if goals.target_graduation is not None else standard
         else:
-            cap = wish
-    elif goals.target_graduation is not None:
-        cap = ceiling
-    else:
-        cap = standard
+            # The student's own cap replaces the rules' caps in every term.
+            cap, by_standing, own = wish, {}, True
     # A cap rules set for a kind of term (summer at most 2 credits) holds in those terms,
     # as does the student's own cap for every term.
-    own = goals.max_units_per_term is not None and intake.intent != "plan_next_term"
     wished = cap if own else None
     first, horizon = intake.profile.next_term, tools.horizon_terms
     for code, kind_cap in term_kind_caps(caps, first, horizon, ceiling=cap > standard).items():
         term_caps[code] = min(x for x in (term_caps.get(code), kind_cap, wished) if x is not None)
+    loads = None
+    if target and not own and cap > standard:
+        kind_standard = term_kind_caps(caps, first, horizon, ceiling=False)
+        loads = StandardLoads(
+            max_units_per_term=standard,
+            term_max_units={t: v for t, v in kind_standard.items() if v < term_caps[t]},
+            standing_max_units=standard_by,
+        )
     fixed: dict[str, str] = {}
     if intake.intent == "plan_next_term":
         # Courses asked for in a next-term request are wanted in that term; a section clash
@@ -64,9 +81,20 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
             if code in tools.catalog.course_by_code
             and tools.catalog.course(code).offered.offered_in(nxt)
         }
+        asked = credit_sum(tools.catalog.course(c).units for c in fixed)
+        p = intake.profile
+        then = tools.catalog.standing_for_units(credit_sum((p.units_earned, p.units_in_progress)))
+        here = term_caps.get(nxt.code, min(cap, by_standing.get(then, cap)))
+        if asked > here and goals.max_units_per_term is None:
+            # The courses asked for are planned as asked, above the term's cap if need be:
+            # the critique then says which rule that load breaks and whether it may be
+            # approved, instead of the request ending "infeasible" unexplained.
+            term_caps[nxt.code] = asked
     return ConstraintSet(
         max_units_per_term=cap,
         term_max_units=term_caps,
+        standing_max_units=by_standing,
+        standard=loads,
         fixed=fixed,
         max_courses_per_term=goals.max_courses_per_term,
         terms_away=list(intake.constraints.terms_away),

@@ -15,6 +15,7 @@ loop ends instead of spinning); an approved or not-needed critique gives ``not_n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import structlog
@@ -29,6 +30,7 @@ from agents.artifacts import (
     Schedule,
 )
 from agents.case import Case
+from agents.catalog import credit_sum, unit_name
 from agents.critique import describe
 from agents.policy import label, num
 from agents.toolbox import Toolbox
@@ -58,28 +60,45 @@ def revise(
             reason="the schedule carries no constraint set to refine",
         )
     else:
-        result = refine(schedule.constraints, critique.suggestions, critique.round)
+        catalog = tools.catalog
+        result = refine(
+            schedule.constraints,
+            critique.suggestions,
+            critique.round,
+            units=lambda code: catalog.course(code).units if code in catalog.course_by_code else 0,
+        )
     bound.info("refinement.done", status=result.status, changes=[c.field for c in result.changes])
     return result
 
 
-def refine(before: ConstraintSet, suggestions: list[Modification], round: int) -> Refinement:
-    """Apply ``suggestions`` in order to a copy of ``before``."""
+def refine(
+    before: ConstraintSet,
+    suggestions: list[Modification],
+    round: int,
+    units: Callable[[str], float] | None = None,
+) -> Refinement:
+    """Apply ``suggestions`` in order to a copy of ``before``. With ``units`` (a course's
+    credits), courses pinned to a term that a new cap can no longer hold are released to be
+    planned later (the first pinned stay, as many as fit)."""
     data = before.model_dump()
     changes: list[ConstraintChange] = []
+
+    def put(fname: str, value: Any, reason: str, rule_id: str | None) -> None:
+        if data[fname] != value:
+            changes.append(
+                ConstraintChange(
+                    field=fname, before=data[fname], after=value, reason=reason, rule_id=rule_id
+                )
+            )
+            data[fname] = value
+
     for mod in suggestions:
         for fname, value in _apply(data, mod).items():
-            if data[fname] != value:
-                changes.append(
-                    ConstraintChange(
-                        field=fname,
-                        before=data[fname],
-                        after=value,
-                        reason=mod.reason,
-                        rule_id=mod.rule_id,
-                    )
-                )
-                data[fname] = value
+            put(fname, value, mod.reason, mod.rule_id)
+        if units is not None:
+            kept, why = _pins_within_caps(data, units)
+            if why:
+                put("fixed", kept, "; ".join(why), mod.rule_id)
     after = ConstraintSet.model_validate(data)
     if after == before:
         asked = "; ".join(describe(m) for m in suggestions)
@@ -131,6 +150,32 @@ def _apply(data: dict[str, Any], mod: Modification) -> dict[str, Any]:
             return {"approvals_assumed": sorted({*data["approvals_assumed"], mod.rule_id})}
     log.warning("refinement.incomplete_suggestion", suggestion=mod.model_dump())
     return {}
+
+
+def _pins_within_caps(
+    data: dict[str, Any], units: Callable[[str], float]
+) -> tuple[dict[str, str], list[str]]:
+    """The pinned courses each term's cap can hold (in the order they were pinned), and a
+    sentence per term for the ones released."""
+    kept: dict[str, str] = {}
+    load: dict[str, list[float]] = {}
+    released: dict[str, list[str]] = {}
+    for course, term in data["fixed"].items():
+        cap = data["term_max_units"].get(term, data["max_units_per_term"])
+        here = credit_sum([*load.get(term, []), units(course)])
+        if here <= cap:
+            kept[course] = term
+            load.setdefault(term, []).append(units(course))
+        else:
+            released.setdefault(term, []).append(course)
+    caps = data["term_max_units"]
+    why = [
+        f"{label(term)} is capped at {num(caps.get(term, data['max_units_per_term']))} "
+        f"{unit_name()}, so {', '.join(codes)} {'moves' if len(codes) == 1 else 'move'} to a "
+        "later term"
+        for term, codes in released.items()
+    ]
+    return kept, why
 
 
 def _say(c: ConstraintChange) -> str:

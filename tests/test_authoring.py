@@ -13,7 +13,16 @@ from typing import Any
 
 import pytest
 
-from agents.catalog import Catalog, Course, Meeting, Program, Section, load_catalog, parse_catalog
+from agents.catalog import (
+    Catalog,
+    Course,
+    Meeting,
+    Offering,
+    Program,
+    Section,
+    load_catalog,
+    parse_catalog,
+)
 from agents.catalog.authoring import (
     COURSE_COLUMNS,
     INSTITUTION_FIELDS,
@@ -149,7 +158,9 @@ def test_export_then_build_keeps_every_field(tmp_path: Path) -> None:
 
 
 def test_layout_columns_cover_every_model_field() -> None:
-    course = set(Course.model_fields) - {"offered", "sections"} | {"offered_terms", "offered_years"}
+    offering = {"offered_terms", "offered_years", "offered_only"}
+    assert len(offering) == len(Offering.model_fields)
+    course = set(Course.model_fields) - {"offered", "sections"} | offering
     assert course == set(COURSE_COLUMNS)
     section = set(Section.model_fields) - {"meetings", "id"} | set(Meeting.model_fields)
     assert section | {"course", "section"} == set(SECTION_COLUMNS)

@@ -13,13 +13,16 @@ from pydantic import ValidationError
 
 from agents.catalog import (
     Calendar,
+    Offering,
     Term,
     TermKind,
     default_catalog_path,
     load_catalog,
+    parse_catalog,
     term_label,
     use_calendar,
 )
+from agents.catalog.authoring import export_catalog
 from agents.catalog.migrate import migrate_raw
 from agents.catalog.upgrade import migrate_catalog
 from agents.errors import CatalogError, CatalogSchemaError, TermError
@@ -193,3 +196,32 @@ def test_a_version_1_directory_is_upgraded_in_place_keeping_comments(tmp_path: P
     text = (d / "institution.yaml").read_text(encoding="utf-8")
     assert text.startswith("# kept by the registrar\n") and "schema_version: 2" in text
     assert load_catalog(d).calendar == load_catalog(src).calendar
+
+
+# --------------------------------------------------------------------------- specific terms
+
+
+def test_a_course_offered_in_specific_terms_runs_only_then() -> None:
+    offering = Offering(terms=["T1", "T3"], only_in=["T12027", "Spring Trimester 2029"])
+    with use_calendar(TRIMESTER):
+        assert [offering.offered_in(TRIMESTER.parse(t)) for t in ("T12027", "T32029")] == [
+            True,
+            True,
+        ]
+        assert not offering.offered_in(TRIMESTER.parse("T12028"))
+        assert not offering.offered_in(TRIMESTER.parse("T22027"))
+
+
+def test_specific_terms_are_checked_and_survive_the_layout(tmp_path: Path) -> None:
+    raw = json.loads(default_catalog_path().read_text(encoding="utf-8"))
+    course = raw["courses"][0]
+    course["sections"] = []
+    course["offered"] = {"terms": ["fall"], "only_in": ["F2027", "S2028"]}
+    with pytest.raises(CatalogError, match=r"'S2028' is not one of the kinds of term"):
+        parse_catalog(raw)
+    course["offered"]["only_in"] = ["F2027", "Fall 2029"]
+    catalog = parse_catalog(raw)
+    export_catalog(catalog, tmp_path / "cat")
+    assert "offered_only" in (tmp_path / "cat" / "courses.csv").read_text(encoding="utf-8")
+    built = load_catalog(tmp_path / "cat")
+    assert built.courses[0].offered.only_in == ["F2027", "F2029"]

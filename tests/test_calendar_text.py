@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from agents.catalog import Calendar, Catalog, load_catalog, use_calendar
+from agents.catalog import Calendar, Catalog, load_catalog, use_calendar, use_catalog
 from agents.llm.letters import letter_mentions
 from agents.llm.textparse import parse_request_text
 from tests.calendar_helpers import FOUR_ONE_FOUR, QUARTER, TRIMESTER
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _read(cal: Calendar, text: str, current: str, start: str | None = None):  # type: ignore[no-untyped-def]
@@ -56,3 +60,13 @@ def test_a_letter_s_terms_are_read_in_the_calendar() -> None:
             "You graduate in Spring Trimester 2029 (T32029); CS2410 is not a term."
         )
     assert found["terms"] == {"T32029"}
+
+
+def test_a_course_code_is_not_read_as_a_program_name() -> None:
+    catalog = load_catalog(REPO / "demos" / "harrow-bay")
+    with use_catalog(catalog):
+        got = parse_request_text(
+            "I need to take MATH 220 and CSCI 220 next trimester.", catalog, current_term="T12026"
+        )
+        assert got.add_programs == [] and got.unresolved == []
+        assert parse_request_text("Can I add the math minor?", catalog).add_programs == ["MATH-MIN"]

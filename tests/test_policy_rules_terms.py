@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.planner import PlanConstraints
+from agents.planner import PlanConstraints, StandardLoads
 from agents.planning import initial_constraints
 from agents.policy import catalog_load_caps, check_plan
 from agents.toolbox import Toolbox
@@ -235,11 +235,17 @@ def test_round_one_constraints_carry_table_and_term_kind_caps(summer_tools: Tool
     assert catalog_load_caps(summer_tools.catalog, "sophomore").standard == 54
     first_year = record(courses=SOPHOMORE_COURSES[:3])
     cs = initial_constraints(intake(first_year), summer_tools)
-    assert cs.max_units_per_term == 45
+    # The first-year cap holds in the terms the student starts as a first-year, not beyond.
+    assert (cs.max_units_per_term, cs.standing_max_units) == (54, {"first_year": 45})
     assert cs.term_max_units == {f"U{y}": 20 for y in range(2027, 2033)}
     assert initial_constraints(intake(record()), summer_tools).max_units_per_term == 54
     target = initial_constraints(intake(first_year, target="S2029"), summer_tools)
     assert (target.max_units_per_term, target.term_max_units["U2027"]) == (63, 20)
+    # First-years may not overload; the standard loads go with the overload ceiling.
+    assert target.standing_max_units == {"first_year": 45}
+    assert target.standard == StandardLoads(
+        max_units_per_term=54, standing_max_units={"first_year": 45}
+    )
 
 
 def test_the_sample_catalog_adds_no_term_caps(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from agents.artifacts import (
     Violation,
 )
 from agents.llm import LLMCall, LLMLedger
+from agents.planner import StandardLoads
 from pipeline.context import (
     STAGES,
     StageErrorRecord,
@@ -79,11 +80,15 @@ risk = st.builds(
 )
 
 
+standings = st.dictionaries(st.sampled_from(["first_year", "sophomore"]), floats, max_size=2)
 constraints = st.builds(
     ConstraintSet,
     max_units_per_term=floats,
     term_max_units=st.dictionaries(text, floats, max_size=2),
+    standing_max_units=standings,
     include=st.lists(text, max_size=2),
+    standard=st.none()
+    | st.builds(StandardLoads, max_units_per_term=floats, standing_max_units=standings),
 )
 
 

@@ -3,7 +3,7 @@ terms and student records. Code outside the package imports these names from her
 
 from __future__ import annotations
 
-from agents.catalog.courses import Course, Meeting, Section
+from agents.catalog.courses import Course, Meeting, Offering, Section
 from agents.catalog.credits import (
     credit_sub,
     credit_sum,
@@ -24,6 +24,7 @@ from agents.catalog.model import Catalog, institution_programs, with_institution
 from agents.catalog.policies import AcademicStatus, PolicyRule, RuleCondition, Severity
 from agents.catalog.prereq import (
     COURSE_CODE_PATTERN,
+    STANDINGS,
     AllOf,
     AnyOf,
     ClassStanding,
@@ -77,6 +78,7 @@ from agents.catalog.validation import json_path, schema_problems
 __all__ = [
     "COURSE_CODE_PATTERN",
     "SEMESTER_CALENDAR",
+    "STANDINGS",
     "TERM_CODE_PATTERN",
     "AcademicStatus",
     "AllOf",
@@ -95,6 +97,7 @@ __all__ = [
     "CourseSetRequirement",
     "Meeting",
     "NOfRequirement",
+    "Offering",
     "PolicyRule",
     "PrereqNode",
     "Program",

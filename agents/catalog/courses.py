@@ -54,9 +54,17 @@ class Offering(CatalogModel):
         "is 'odd' or 'even'.",
     )
 
+    only_in: list[str] = Field(
+        default_factory=list,
+        description="Specific terms (codes, e.g. ['F2027', 'T32029']): when given, the course "
+        "runs only in these terms - a course offered once, or on an irregular cycle.",
+    )
+
     def offered_in(self, term: Term) -> bool:
         if not term.calendar.offered(self.terms, term):
             return False
+        if self.only_in:
+            return any(term.calendar.parse(t) == term for t in self.only_in)
         if self.years == "every":
             return True
         return (term.year % 2 == 1) == (self.years == "odd")

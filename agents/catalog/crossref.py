@@ -89,6 +89,18 @@ def reference_problems(cat: Catalog) -> list[str]:
                 "use a code, name or alias of "
                 + ", ".join(f"{k.code} ({k.name})" for k in cal.terms)
             )
+        for j, code in enumerate(c.offered.only_in):
+            try:
+                only = cal.parse(code)
+            except TermError as exc:
+                problems.append(f"{at}.offered.only_in[{j}]: {exc}")
+                continue
+            if not bad_kinds and not cal.offered(c.offered.terms, only):
+                problems.append(
+                    f"{at}.offered.only_in[{j}]: {code!r} is not one of the kinds of term the "
+                    f"course runs in ({', '.join(c.offered.terms)}); add its kind to "
+                    "offered.terms or correct the term"
+                )
         for j, s in enumerate(c.sections):
             try:
                 term = cal.parse(s.term)

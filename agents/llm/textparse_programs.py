@@ -172,13 +172,19 @@ def _resolve_mention(
     return span, None, f"{phrase!r} could mean {', '.join(p.code for p in progs)}"
 
 
+_COURSE_CODE_RE = re.compile(r"\b\d{2}-\d{3}\b|(?<![-\w])[A-Z]{2,5} ?\d{2,4}[A-Z]?\b")
+
+
 def program_mentions(
     text: str, catalog: Catalog, sents: list[Span]
 ) -> tuple[list[Mention], list[str], list[str]]:
     found: list[tuple[Span, tuple[str, ...]]] = []
+    # "MATH 220" names a course, not the mathematics program: course codes are never read
+    # as program names.
+    courses = [m.span() for m in _COURSE_CODE_RE.finditer(text)]
     for rx, codes in _phrase_table(catalog):
         for m in rx.finditer(text):
-            if not overlaps(m.span(), [s for s, _ in found]):
+            if not overlaps(m.span(), [s for s, _ in found] + courses):
                 found.append((m.span(), codes))
     """Programs the text names, each with the student's relation to it, plus notes and the
     phrases that name no single program."""

@@ -11,7 +11,13 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from agents.planner.schema import ConstraintSet, PlanConstraints, PlannedTerm, PlanResult
+from agents.planner.schema import (
+    ConstraintSet,
+    PlanConstraints,
+    PlannedTerm,
+    PlanResult,
+    StandardLoads,
+)
 
 if TYPE_CHECKING:
     from agents.planner.api import plan
@@ -52,6 +58,7 @@ __all__ = [
     "PlanResult",
     "PlannedTerm",
     "SectionChoice",
+    "StandardLoads",
     "always_clashing",
     "describe",
     "meetings_overlap",

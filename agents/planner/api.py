@@ -3,11 +3,18 @@
 ``plan(catalog, student, programs, constraints)`` chooses which courses satisfy the open
 requirements of every target program (sharing limits included), adds free electives up to
 the degree's total units, and places everything in terms so that prerequisites,
-corequisites, offerings, unit loads, terms away and anti-requisites all hold. Objectives,
-in strict priority order: earliest graduation, fewest units (so fewest extra units), most
-even load, then earliest placement as the explicit tie-break; interests break ties between
-course sets of equal units. ``status`` is "optimal" when graduation and units are proved
-optimal (balance is best effort within a deterministic budget).
+corequisites, offerings, unit loads (caps by term and by the class standing at its start),
+terms away and anti-requisites all hold. Objectives, in strict priority order: earliest
+graduation, fewest units (so fewest extra units), fewest courses taken on someone's consent,
+most even load, then earliest placement as the explicit tie-break; fewer consent courses,
+then interests, then early and low-level courses break ties between course sets of equal
+units. ``status`` is "optimal" when graduation and units are proved optimal (balance is
+best effort within a deterministic budget).
+
+Standard loads below the caps (``ConstraintSet.standard``: the caps allow an overload) come
+first: the plan is solved within the standard loads, and only when none meets the target
+(or fits the horizon) within the caps, with the fewest units above the standard loads, then
+the fewest terms above them, then the earliest graduation by the target.
 
 Every plan is checked against the degree audit before it is returned; when the audit counts
 courses differently from the model, the plan is re-solved with the audit's allocation pinned
@@ -25,7 +32,8 @@ Module map (each imports only modules listed after it):
 - ``repair``: agreement with the degree audit;
 - ``result``: the ``PlanResult`` of a solved plan;
 - ``setup``: ``PlanSetup``, the parsed request; builds a ``Prep`` and solves it;
-- ``solve``: the staged solve; ``search``: decision strategy and solver runs;
+- ``solve``: the staged solve; ``goals``: the objectives of its last stages; ``search``:
+  decision strategy and solver runs;
 - ``model``: the time-indexed CP-SAT model; ``select``: course-set model, requirement
   encoding; ``cpsat``: deterministic solver and objective helpers;
 - ``pool``: the candidate courses; ``prep``: ``Prep`` and earliest terms;
@@ -44,7 +52,7 @@ from collections.abc import Sequence
 
 import structlog
 
-from agents.catalog import Catalog, StudentRecord
+from agents.catalog import Catalog, StudentRecord, Term
 from agents.planner.prep import Prep
 from agents.planner.reasons import analysis_reasons, diagnose, input_reasons
 from agents.planner.repair import agree_with_audit
@@ -73,14 +81,11 @@ def plan(
     sol = Solution("infeasible")
     prep: Prep | None = None
     if end >= setup.first:
-        prep = setup.prep(end)
-        reasons = input_reasons(setup, prep) or analysis_reasons(setup, prep, end)
-        if not reasons:
-            sol = setup.solve(prep, deadline - time.perf_counter(), False)
-            if sol.status == "infeasible" and not prep.full:
-                # The pruned candidate pool may have lost the only way; prove it on all courses.
-                prep = setup.prep(end, full=True)
-                sol = setup.solve(prep, deadline - time.perf_counter(), False)
+        if setup.has_standard:
+            # Within the standard loads if that meets the target; overloads only otherwise.
+            prep, reasons, sol = _solve(setup, end, deadline, standard=True)
+        if sol.status not in ("optimal", "feasible"):
+            prep, reasons, sol = _solve(setup, end, deadline, standard=False)
     else:
         reasons = [f"the target {end.code} is before the first plannable term {setup.first.code}"]
     if sol.status in ("optimal", "feasible") and prep is not None:
@@ -127,6 +132,23 @@ def plan(
     )
     log.info("planner.infeasible", student=student.id, reasons=len(reasons), ms=result.solve_ms)
     return result
+
+
+def _solve(
+    setup: PlanSetup, end: Term, deadline: float, *, standard: bool
+) -> tuple[Prep, list[str], Solution]:
+    """The staged solve through ``end`` (within the standard loads when ``standard``), with
+    the readable reasons when the analyses alone show there is no plan."""
+    prep = setup.prep(end, standard=standard)
+    reasons = input_reasons(setup, prep) or analysis_reasons(setup, prep, end)
+    sol = Solution("infeasible")
+    if not reasons:
+        sol = setup.solve(prep, deadline - time.perf_counter(), False)
+        if sol.status == "infeasible" and not prep.full:
+            # The pruned candidate pool may have lost the only way; prove it on all courses.
+            prep = setup.prep(end, full=True, standard=standard)
+            sol = setup.solve(prep, deadline - time.perf_counter(), False)
+    return prep, reasons, sol
 
 
 def _earliest(setup: PlanSetup, deadline: float) -> str | None:

@@ -8,9 +8,16 @@ Formulation:
   ``x[c,i]`` implies ``y[i]``; graduation = the last position with ``y = 1``.
 - loads: ``sum_c units*x[c,i] <= cap_i * y[i]`` (the ``y`` factor lets the LP see
   "terms >= units / cap") and ``>= floor_i`` when ``y[i]``; optional course count limit.
+- caps by class standing: where a term's cap depends on the standing at its start,
+  ``load <= cap(first year) + sum of the steps up to the standing reached``, each step's
+  literal equivalent to ``units before i >= threshold``.
 - prerequisites: ``x[c,i]`` implies the tree at ``i``: a course condition is the OR of the
   ``x[d,j]`` with ``j < i`` (``j <= i`` for corequisites); an AND inside an OR gets its own
-  literal; standing/units conditions get ``r[k,i] => units before i >= k``.
+  literal; standing/units conditions get ``r[k,i] => units before i >= k``; a consent
+  condition is the course's literal ``k[c]`` ("someone must sign"), free but minimized by
+  the balance stage.
+- overload (only with standard loads below the caps): ``e[i] >= load - standard load``
+  and ``o[i]`` true when ``e[i] > 0``.
 - requirements, sharing, unit total, anti-requisites: ``agents.planner.select.encode_*``.
 - interchangeable courses (same units, terms, prerequisites, leaves - and caps and subject
   where a leaf has them; nobody's prerequisite) are ordered, so the solver does not permute
@@ -18,8 +25,9 @@ Formulation:
 - audit order (only for leaves the audit repair flagged): the planned courses counted
   toward such a leaf come before its other planned matches, in the audit's fill order.
 
-How the models are searched is in ``agents.planner.search``; the staged solve that uses
-them is in ``agents.planner.solve``.
+How the models are searched is in ``agents.planner.search``, the objectives of the later
+stages are in ``agents.planner.goals``; the staged solve that uses them is in
+``agents.planner.solve``.
 """
 
 from __future__ import annotations
@@ -39,7 +47,7 @@ from agents.catalog import (
     UnitsCond,
     iter_prereq,
 )
-from agents.planner.cpsat import Model, unit_scale, weighted
+from agents.planner.cpsat import Model, unit_scale
 from agents.planner.prep import Prep
 from agents.planner.select import encode_requirements, encode_total_and_antirequisites
 
@@ -67,6 +75,10 @@ class PlanModel:
         self.taken: dict[str, cp_model.IntVar] = {}
         self.y = [self.m.new_bool_var(f"y{i}") for i in range(self.n)]
         self._reach: dict[tuple[int, int], cp_model.IntVar] = {}
+        self._standing: dict[tuple[int, int], cp_model.IntVar] = {}
+        self._before: dict[int, cp_model.LinearExprT] = {}
+        self.k: dict[str, cp_model.IntVar] = {}  # consent used, per course
+        self._course = ""
         self._and: dict[tuple[int, int, bool], cp_model.IntVar] = {}
         self.a: dict[tuple[str, str], list[tuple[str, cp_model.IntVar]]] = {}
         self.max_courses = max_courses
@@ -101,6 +113,7 @@ class PlanModel:
         self._loads()
         for c, xs in self.x.items():
             course = p.course(c)
+            self._course = c
             for i, v in xs.items():
                 self._post(v, course.prerequisites, i, True)
                 self._post(v, course.corequisites, i, False)
@@ -201,6 +214,9 @@ class PlanModel:
                 continue
             # cap * y (not just cap) gives the LP the bound "terms >= units / cap".
             m.add(load <= int(p.caps[i] * self.s + 1e-6) * self.y[i])
+            row = p.standing_caps[i]
+            if row is not None:
+                m.add(load <= self.by_standing(row, i))
             floor = round(p.floors[i] * self.s + 0.4999)
             if floor > 0 and p.active[i]:
                 m.add(load >= floor).only_enforce_if(self.y[i])
@@ -257,22 +273,57 @@ class PlanModel:
         if isinstance(node, ProgramCond):
             return None if node.program in p.program_codes else []
         assert isinstance(node, ConsentCond)
-        return None
+        if self._course not in self.k:
+            self.k[self._course] = self.m.new_bool_var(f"k[{self._course}]")
+        return [self.k[self._course]]
+
+    def _need(self, thr: float) -> int:
+        """Scaled units still to earn for ``thr`` units completed."""
+        return round((thr - self.prep.history.units_earned) * self.s + 0.4999)
+
+    def _units_before(self, i: int) -> cp_model.LinearExprT:
+        if i not in self._before:
+            self._before[i] = sum(
+                self.g[c] * x for c, xs in self.x.items() for j, x in xs.items() if j < i
+            )
+        return self._before[i]
 
     def _reach_lit(self, thr: float, i: int) -> cp_model.IntVar:
-        need = round((thr - self.prep.history.units_earned) * self.s + 0.4999)
+        need = self._need(thr)
         key = (need, i)
         if key not in self._reach:
             v = self.m.new_bool_var(f"reach{need}@{i}")
-            before = sum(self.g[c] * x for c, xs in self.x.items() for j, x in xs.items() if j < i)
-            self.m.add(before >= need).only_enforce_if(v)
+            self.m.add(self._units_before(i) >= need).only_enforce_if(v)
             self._reach[key] = v
         return self._reach[key]
 
+    def _standing_lit(self, index: int, i: int) -> cp_model.IntVar:
+        """True exactly when the student starts position ``i`` at ``STANDINGS[index]`` or
+        above (both directions: a cap may fall as well as rise with the standing)."""
+        need = self._need(self.prep.standing_threshold(index))
+        key = (need, i)
+        if key not in self._standing:
+            v = self.m.new_bool_var(f"standing{index}@{i}")
+            before = self._units_before(i)
+            self.m.add(before >= need).only_enforce_if(v)
+            self.m.add(before <= need - 1).only_enforce_if(v.Not())
+            self._standing[key] = v
+        return self._standing[key]
+
+    def by_standing(self, row: tuple[float, ...], i: int) -> cp_model.LinearExpr:
+        """The value of ``row`` (one per standing) for the standing at the start of ``i``,
+        scaled: the lowest reachable standing's, plus a step at each higher one."""
+        lo, hi = self.prep.standings[i]
+        scaled = [int(v * self.s + 1e-6) for v in row]
+        steps = [k for k in range(lo + 1, hi + 1) if scaled[k] != scaled[k - 1]]
+        return cp_model.LinearExpr.weighted_sum(
+            [self._standing_lit(k, i) for k in steps], [scaled[k] - scaled[k - 1] for k in steps]
+        ) + int(scaled[lo])
+
     # ------------------------------------------------------------------ objectives
 
-    def terms_expr(self) -> cp_model.LinearExprT:
-        return sum(self.y)
+    def terms_expr(self) -> cp_model.LinearExpr:
+        return cp_model.LinearExpr.sum(self.y)
 
     def units_expr(self) -> cp_model.LinearExprT:
         return sum(self.u[c] * t for c, t in self.taken.items())
@@ -284,31 +335,29 @@ class PlanModel:
         for i, v in enumerate(self.y):
             self.m.add(v == int(i < terms))
 
-    def secondary(self, terms: int, placement: dict[str, int]) -> cp_model.LinearExprT:
-        """Spread (max - min load over active fall/spring terms), then earliness; the
-        bounds are hinted from ``placement`` so the hint is complete."""
-        p, m = self.prep, self.m
-        cap = int(max(p.caps or [0]) * self.s) + 1
-        hi = m.new_int_var(0, cap, "load_max")
-        lo = m.new_int_var(0, cap, "load_min")
-        m.add(lo <= hi)
-        loads = [sum(self.u[c] for c, j in placement.items() if j == i) for i in range(terms)]
-        counted = []
-        for i in range(terms):
-            m.add(hi >= self.load[i])
-            if p.active[i] and p.terms[i].regular:
-                m.add(lo <= self.load[i])
-                counted.append(loads[i])
-        m.add_hint(hi, max(loads, default=0))
-        m.add_hint(lo, min(counted, default=0))
-        early = [(i, v) for xs in self.x.values() for i, v in xs.items() if i < terms]
-        return weighted([(hi - lo, cap), (sum(i * v for i, v in early), sum(i for i, _ in early))])
+    def standing_at(self, placement: dict[str, int], i: int) -> int:
+        """Index (into STANDINGS) of the standing at the start of ``i`` under ``placement``,
+        counted as the model counts it."""
+        before = sum(self.g[c] for c, j in placement.items() if j < i)
+        lo, hi = self.prep.standings[i]
+        reached = [
+            k
+            for k in range(lo + 1, hi + 1)
+            if before >= self._need(self.prep.standing_threshold(k))
+        ]
+        return max(reached, default=lo)
+
+    def consent(self) -> cp_model.LinearExpr:
+        """Planned courses taken on someone's consent (their prerequisites unmet otherwise)."""
+        return cp_model.LinearExpr.sum(list(self.k.values()))
 
     def hint(self, placement: dict[str, int]) -> None:
         self.m.clear_hints()
         for c, xs in self.x.items():
             for i, v in xs.items():
                 self.m.add_hint(v, placement.get(c) == i)
+        for v in self.k.values():
+            self.m.add_hint(v, 1)  # signing for every consent course always satisfies them
 
     def extract(self, solver: cp_model.CpSolver) -> dict[str, int]:
         return {c: i for c, xs in self.x.items() for i, v in xs.items() if solver.boolean_value(v)}

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agents.catalog import (
+    STANDINGS,
     AllOf,
     AnyOf,
     Catalog,
@@ -70,6 +71,7 @@ class Prep:
         avoid: Sequence[str] = (),
         fixed: dict[str, str] | None = None,
         interests: dict[str, float] | None = None,
+        by_standing: Sequence[tuple[float, ...]] | None = None,
     ) -> None:
         self.catalog = catalog
         self.student = student
@@ -101,9 +103,24 @@ class Prep:
         self.active = [c not in away for c in self.term_codes]
         self._offered: dict[str, tuple[int, ...]] = {}  # terms and active never change
         self.index = catalog_index(catalog)
+        # Caps by the class standing at the start of each term (``by_standing``: one cap per
+        # standing, in STANDINGS order): ``standings[i]`` is the range of standings the
+        # student can have then, ``caps[i]`` the highest cap of that range (a bound for the
+        # analyses) and ``standing_caps[i]`` the row when the cap differs within the range.
+        self.standings = self._standing_ranges(by_standing)
+        self.standing_caps: list[tuple[float, ...] | None] = [None] * len(terms)
+        if by_standing is not None:
+            self.caps = []
+            for i, row in enumerate(by_standing):
+                lo, hi = self.standings[i]
+                self.caps.append(max(row[lo : hi + 1]))
+                self.standing_caps[i] = None if min(row[lo : hi + 1]) == self.caps[i] else row
+        # Standard loads per term and standing, when they are below the caps somewhere: the
+        # staged solve then keeps the units above them as few as it can.
+        self.soft: list[tuple[float, ...]] | None = None
         # Units full loads complete before each position (caps of active terms before it).
         self._cap_before = [0.0]
-        for i, cap in enumerate(caps):
+        for i, cap in enumerate(self.caps):
             self._cap_before.append(self._cap_before[-1] + (cap if self.active[i] else 0.0))
         self.consent: set[str] = set()
         self.pool: list[str] = []
@@ -126,6 +143,30 @@ class Prep:
     def sharing_pairs(programs: Sequence[Program]) -> list[tuple[str, str, int]]:
         return sharing_limits(programs)
 
+    def _standing_ranges(
+        self, by_standing: Sequence[tuple[float, ...]] | None
+    ) -> list[tuple[int, int]]:
+        """The standings (indexes into STANDINGS) the student can have at the start of each
+        term: from the one the record gives up to the one the highest caps before the term
+        could reach (a standing never drops)."""
+        standing = self.catalog.standing_for_units
+        units = self.history.units_earned
+        lo = STANDINGS.index(standing(units))
+        out: list[tuple[int, int]] = []
+        for i, cap in enumerate(self.caps):
+            hi = STANDINGS.index(standing(units))
+            out.append((lo, hi))
+            if by_standing is not None:
+                cap = max(by_standing[i][lo : hi + 1])
+            if self.active[i]:
+                units += cap
+        return out
+
+    def standing_threshold(self, index: int) -> float:
+        """Units completed that the standing ``STANDINGS[index]`` begins at."""
+        t = self.catalog.standing_thresholds
+        return (0.0, t.sophomore, t.junior, t.senior)[index]
+
     # ------------------------------------------------------------------ basic facts
 
     def course(self, code: str) -> Course:
@@ -147,6 +188,9 @@ class Prep:
             code not in self.history.passed
             or self.course(code).repeatable
             or self.retake_needed(code)
+            # A retake the student asks for; the repeat rules (critique) say if it may be.
+            or code in self.fixed
+            or code in self.include
         )
 
     def _antireq_earned(self, code: str) -> bool:
@@ -181,13 +225,7 @@ class Prep:
         """Units completed that a standing or units condition asks for."""
         if isinstance(node, UnitsCond):
             return node.units_completed
-        t = self.catalog.standing_thresholds
-        return {
-            "first_year": 0.0,
-            "sophomore": t.sophomore,
-            "junior": t.junior,
-            "senior": t.senior,
-        }[node.standing]
+        return self.standing_threshold(STANDINGS.index(node.standing))
 
     # ------------------------------------------------------------------ earliest terms
 

@@ -226,7 +226,11 @@ def diagnose(setup: PlanSetup, end: Term, deadline: float) -> list[str]:
         (
             f"the unit cap of {c.max_units_per_term:g} per term is too low for the "
             f"remaining courses by {end.code}",
-            {"max_units_per_term": c.max_units_per_term * 1.5, "term_max_units": {}},
+            {
+                "max_units_per_term": c.max_units_per_term * 1.5,
+                "term_max_units": {},
+                "standing_max_units": {},
+            },
             codes,
             False,
         )

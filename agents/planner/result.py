@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from agents.catalog import ConsentCond, iter_prereq
+from agents.catalog import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode, iter_prereq
 from agents.planner.prep import Prep
 from agents.planner.reqtree import Leaf, ReqTree
 from agents.planner.schema import PlannedTerm, PlanResult
@@ -33,7 +33,7 @@ def build_result(setup: PlanSetup, prep: Prep, sol: Solution) -> PlanResult:
     notes = [
         f"{c} needs {consent_of(prep, c)} consent before registration"
         for c in sorted(sol.placement)
-        if c in prep.consent
+        if c in prep.consent and not _holds(prep, prep.course(c).prerequisites, sol, c)
     ]
     for code in setup.c.include:
         if code not in sol.placement:
@@ -115,6 +115,25 @@ def trim_counts(prep: Prep, sol: Solution) -> dict[str, list[str]]:
     for tree in prep.trees.values():
         walk(tree)
     return {c: labels for c, labels in counts.items() if labels}
+
+
+def _holds(prep: Prep, node: PrereqNode | None, sol: Solution, code: str) -> bool:
+    """Whether ``code``'s prerequisites hold without anyone's consent: the record or a course
+    planned in an earlier term meets each course condition (the model already holds
+    standing, units and program conditions)."""
+    if node is None:
+        return True
+    if isinstance(node, CourseCond):
+        if prep.hist_ok(node.course, node.min_grade):
+            return True
+        return sol.placement.get(node.course, sol.placement[code]) < sol.placement[code]
+    if isinstance(node, ConsentCond):
+        return False
+    if isinstance(node, AllOf):
+        return all(_holds(prep, ch, sol, code) for ch in node.all)
+    if isinstance(node, AnyOf):
+        return any(_holds(prep, ch, sol, code) for ch in node.any)
+    return True
 
 
 def consent_of(prep: Prep, code: str) -> str:

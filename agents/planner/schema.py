@@ -12,15 +12,59 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.catalog import ClassStanding
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _cap(
+    general: float,
+    by_term: dict[str, float],
+    by_standing: dict[ClassStanding, float],
+    term: str,
+    standing: ClassStanding,
+) -> float:
+    if term in by_term:
+        return by_term[term]
+    return min(general, by_standing.get(standing, general))
+
+
+class StandardLoads(_Model):
+    """The loads terms carry without an overload, given like the caps of a
+    ``ConstraintSet`` (a term's own entry, else the lower of the general one and the one
+    for the standing at the start of the term)."""
+
+    max_units_per_term: float = Field(description="Standard load of every term.")
+    term_max_units: dict[str, float] = Field(
+        default_factory=dict, description="Per-term standard loads overriding the general one."
+    )
+    standing_max_units: dict[ClassStanding, float] = Field(
+        default_factory=dict,
+        description="Standard loads by the class standing at the start of a term.",
+    )
+
+    def cap(self, term: str, standing: ClassStanding) -> float:
+        """The standard load of ``term`` for a student of ``standing`` at its start."""
+        return _cap(
+            self.max_units_per_term, self.term_max_units, self.standing_max_units, term, standing
+        )
+
+
 class ConstraintSet(_Model):
     """The negotiable constraints of a plan: the student's own wishes plus what refinement
     added. It is what a ``Schedule`` records and what refinement revises; the planner's
-    ``PlanConstraints`` extend it with what the pipeline derives for one solve."""
+    ``PlanConstraints`` extend it with what the pipeline derives for one solve.
+
+    The cap of a term is its entry in ``term_max_units`` when it has one (a decision about
+    that very term: the student's wish for it, a kind of term such as summer, a critique's
+    cap), otherwise the lower of ``max_units_per_term`` and the entry in
+    ``standing_max_units`` for the class standing the student has at the start of the term
+    (the units earned before it, the plan's earlier terms included). With ``standard`` loads
+    below the caps, a load above the standard one (an overload) is allowed but used only as
+    far as needed: the planner plans within the standard loads whenever that meets the
+    target term, and otherwise keeps the units above them as few as it can."""
 
     max_units_per_term: float = Field(description="Units cap for every term.")
     min_units_per_term: float = Field(
@@ -28,6 +72,12 @@ class ConstraintSet(_Model):
     )
     term_max_units: dict[str, float] = Field(
         default_factory=dict, description="Per-term caps overriding the general cap."
+    )
+    standing_max_units: dict[ClassStanding, float] = Field(
+        default_factory=dict,
+        description="Caps by the class standing at the start of a term (units earned before "
+        "it, planned terms included): a term without its own cap holds the lower of this and "
+        "the general cap.",
     )
     term_min_units: dict[str, float] = Field(
         default_factory=dict, description="Per-term floors overriding the general floor."
@@ -55,6 +105,23 @@ class ConstraintSet(_Model):
     approvals_assumed: list[str] = Field(
         default_factory=list, description="Rule ids whose approval the plan relies on."
     )
+    standard: StandardLoads | None = Field(
+        default=None,
+        description="Loads a term carries without an overload (None: the caps). Loads above "
+        "them, up to the caps, are used only when the target term needs them, and then as "
+        "little as possible.",
+    )
+
+    def cap(self, term: str, standing: ClassStanding) -> float:
+        """The cap of ``term`` for a student of ``standing`` at its start."""
+        return _cap(
+            self.max_units_per_term, self.term_max_units, self.standing_max_units, term, standing
+        )
+
+    def standard_load(self, term: str, standing: ClassStanding) -> float:
+        """The standard load of ``term`` (at most its cap) for a student of ``standing``."""
+        cap = self.cap(term, standing)
+        return cap if self.standard is None else min(cap, self.standard.cap(term, standing))
 
 
 class PlanConstraints(ConstraintSet):

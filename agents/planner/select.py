@@ -10,7 +10,8 @@ a counted course of the subject); all-of and n-of nodes combine children; a shar
 
 ``SelectionModel`` is the time-free relaxation of the plan: which courses to take so that
 requirements, the unit total, anti-requisites and prerequisite closure (a course's
-prerequisite courses are taken or on the record) hold, with the fewest units. Its optimum
+prerequisite courses are taken or on the record; a consent condition is a per-course
+literal, allowed but minimized among the tie-breaks) hold, with the fewest units. Its optimum
 is a lower bound on the units of any plan, and its answer seeds the term assignment.
 """
 
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
-from agents.catalog import AllOf, AnyOf, CourseCond, PrereqNode, ProgramCond
+from agents.catalog import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode, ProgramCond
 from agents.planner.cpsat import Model, make_solver, weighted
 from agents.planner.prep import Prep
 from agents.planner.reqtree import ReqTree
@@ -198,9 +199,12 @@ class SelectionModel:
             if c in self.t:
                 self.m.add(self.t[c] == 1)
         self._and: dict[int, Lit] = {}
+        self.k: dict[str, Lit] = {}  # consent used, per course
+        self._course = ""
         self.proved_infeasible = False
         for c, v in self.t.items():
             course = p.course(c)
+            self._course = c
             for tree in (course.prerequisites, course.corequisites):
                 self._post(v, tree)
         self.a = encode_requirements(self.m, p, self.t, scale)
@@ -242,10 +246,16 @@ class SelectionModel:
             return [self._and[id(node)]]
         if isinstance(node, ProgramCond):
             return None if node.program in self.p.program_codes else []
-        return None  # standing, units and consent do not constrain the set
+        if isinstance(node, ConsentCond):
+            # Someone must sign unless another branch holds: allowed, but counted.
+            if self._course not in self.k:
+                self.k[self._course] = self.m.new_bool_var(f"k[{self._course}]")
+            return [self.k[self._course]]
+        return None  # standing and units conditions do not constrain the set
 
     def solve(self, seconds: float, dtime: float, tie_dtime: float) -> Selection | None:
-        """Fewest units (proved unless ``dtime`` runs out); then, within ``tie_dtime``, more
+        """Fewest units (proved unless ``dtime`` runs out); then, within ``tie_dtime``, fewer
+        courses taken on someone's consent (an interest never outweighs a signature), more
         interest points, then earlier-available and lower-level courses (not proved)."""
         p = self.p
         units = sum(self.units[c] * v for c, v in self.t.items())
@@ -274,9 +284,12 @@ class SelectionModel:
         interest = {c: round(100 * p.interests.get(c, 0.0)) for c in self.t}
         top = sum(v for v in interest.values() if v > 0)
         low = sum(-v for v in interest.values() if v < 0)
+        for v in self.k.values():
+            self.m.add_hint(v, 1)  # signing for every consent course always satisfies them
         self.m.minimize(
             weighted(
                 [
+                    (sum(self.k.values()), len(self.k)),
                     (top - sum(w * self.t[c] for c, w in interest.items() if w), top + low),
                     (sum(i * self.t[c] for i, c in enumerate(order)), len(order) ** 2),
                 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.catalog import Catalog, Program, StudentRecord, Term, with_institution
+from agents.catalog import STANDINGS, Catalog, Program, StudentRecord, Term, with_institution
 from agents.errors import PlanningError
 from agents.planner.pool import build_pool
 from agents.planner.prep import Prep
@@ -56,9 +56,26 @@ class PlanSetup:
                 if code not in catalog.course_by_code:
                     raise PlanningError(f"{what}: unknown course {code!r}")
 
-    def prep(self, end: Term, full: bool = False) -> Prep:
-        terms = horizon(self.first, end, self.c.include_summer)
-        caps = [self.c.term_max_units.get(t.code, self.c.max_units_per_term) for t in terms]
+    @property
+    def has_standard(self) -> bool:
+        """Whether standard loads lie below the caps in some term (an overload exists)."""
+        c = self.c
+        return c.standard is not None and any(
+            c.standard_load(t.code, s) < c.cap(t.code, s)
+            for t in horizon(self.first, self.latest, c.include_summer)
+            for s in STANDINGS
+        )
+
+    def prep(self, end: Term, full: bool = False, standard: bool = False) -> Prep:
+        """The candidate pool and facts for plans through ``end``: within the caps, and
+        within the standard loads when ``standard`` (otherwise, when standard loads lie
+        below the caps, the staged solve keeps the units above them as few as it can)."""
+        cs = self.c
+        terms = horizon(self.first, end, cs.include_summer)
+        hard = [tuple(cs.cap(t.code, s) for s in STANDINGS) for t in terms]
+        soft = [tuple(cs.standard_load(t.code, s) for s in STANDINGS) for t in terms]
+        by_standing = soft if standard else hard
+        caps = [max(row) for row in by_standing]
         floors = [
             self.c.term_min_units.get(t.code, self.c.min_units_per_term if t.regular else 0.0)
             for t in terms
@@ -76,7 +93,10 @@ class PlanSetup:
             avoid=self.c.avoid,
             fixed=self.fixed,
             interests=interests,
+            by_standing=by_standing,
         )
+        if not standard and soft != hard:
+            prep.soft = soft
         prep.total_needed = max(prep.total_needed, self.c.min_units_planned)
         prep.not_in = {c: set(ts) for c, ts in self.c.not_in_term.items()}
         prep.exclusive = {t: list(pairs) for t, pairs in self.c.exclusive_pairs.items()}

@@ -10,8 +10,13 @@ deterministic time wherever a stage is best-effort).
 3. otherwise, for each graduation term from the bound up: the full model (course choice
    and terms together) minimizes units with graduation fixed, through a short portfolio of
    deterministic settings; the first feasible term is the earliest graduation;
-4. spread (max - min load over fall/spring terms), then earliness as tie-break, for the
-   final course set with graduation fixed, within a deterministic budget.
+4. only when standard loads lie below the caps (a plan within them has already been looked
+   for and failed, ``agents.planner.api``): for the course set found, the fewest units
+   above the standard loads, then the fewest terms above them, then the earliest
+   graduation, graduation free up to the end term (``goals.overload``);
+5. courses on consent, spread (max - min load over regular terms), then earliness as
+   tie-breaks, for the final course set with graduation fixed, within a deterministic
+   budget (``goals.balance``).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import structlog
 from ortools.sat.python import cp_model
 
 from agents.planner.cpsat import unit_scale
+from agents.planner.goals import balance, keep_overload, least_overload, overload
 from agents.planner.model import PlanModel
 from agents.planner.prep import Prep
 from agents.planner.search import fill_strategy, portfolio, run
@@ -34,6 +40,7 @@ SELECT_DTIME = 0.5
 TIE_DTIME = 0.02
 FILL_DTIME = 0.05
 SECONDARY_DTIME = 0.015
+OVERLOAD_DTIME = 0.1
 FILL_PRESOLVE = False
 
 
@@ -127,14 +134,30 @@ def solve_plan(
                 return Solution("infeasible" if decided else "unknown", stages=stages)
             placement = natural
             proven = proven and decided
-    status: SolveStatus = "optimal" if proven else "feasible"
     terms = max(placement.values(), default=-1) + 1
+    held: tuple[int, int] | None = None
+    if prep.soft is not None and not first_only and terms > 0:
+        om = PlanModel(prep, max_courses=max_courses, courses=sorted(placement), counts=counts)
+        om.hint(placement)
+        for i, v in enumerate(om.y):
+            om.m.add_hint(v, i < terms)
+        ov = overload(om, placement)
+        code, solver = run(om, least_overload(om, ov), left(), OVERLOAD_DTIME, presolve=False)
+        if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            placement = om.extract(solver)
+            terms = max(placement.values(), default=-1) + 1
+            held = (solver.value(ov.units), solver.value(ov.terms))
+        proven = proven and code == cp_model.OPTIMAL
+        stages.append(f"overload: {solver.status_name(code)} {held} {ms()}")
+    status: SolveStatus = "optimal" if proven else "feasible"
     if not first_only and terms > 0:
         sm = PlanModel(prep, max_courses=max_courses, courses=sorted(placement), counts=counts)
         sm.fix_terms(terms)
         sm.hint(placement)
+        if held is not None:
+            keep_overload(sm, placement, *held)
         code, solver = run(
-            sm, sm.secondary(terms, placement), left(), SECONDARY_DTIME, presolve=False
+            sm, balance(sm, terms, placement), left(), SECONDARY_DTIME, presolve=False
         )
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             placement = sm.extract(solver)

@@ -37,6 +37,9 @@ def describe_offering(course: Course) -> str:
     """'only in fall', 'in spring and fall', 'only in fall of odd years' - kinds named as
     the calendar in use names them, in calendar order."""
     cal = active_calendar()
+    if course.offered.only_in:
+        terms = sorted(cal.parse(t) for t in course.offered.only_in)
+        return "only in " + " and ".join(t.label() for t in terms)
     codes = {cal.kind_code(w) for w in course.offered.terms}
     seasons = " and ".join(k.name.lower() for k in cal.terms if k.code in codes)
     if course.offered.years == "every":

@@ -49,7 +49,6 @@ from agents.policy.rules import (
     applicable_rules,
     label,
     num,
-    standings_by_term,
 )
 
 log = structlog.get_logger(__name__)
@@ -59,7 +58,7 @@ def check_courses_per_term(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> Non
     """Courses per term, in the terms the rule covers (plain: every regular term and the
     optional terms no course-count rule names), the limit looked up per term."""
     named = named_kinds(r for r in ctx.catalog.policies if r.kind == rule.kind)
-    standings = standings_by_term(ctx.catalog, ctx.profile, ctx.enrolled_terms)
+    standings = ctx.standings
     lowest: float | None = None
     for t in ctx.enrolled_terms:
         if not governs(rule, Term.parse(t.term), named, optional_terms=True):

@@ -1,8 +1,10 @@
 """Load checks: the per-term unit maximum (standard, overload, probation, by standing, by
 term kind) and minimum, with the caps or floors that would fix them. The limits come from
 ``agents.policy.rules.term_load_limit``; a rule's limit table is looked up per term with
-the standing the student has then. The fixes cover every term, since capping or flooring
-only the offending term lets the solver move the problem next door.
+the standing the student has at its start (``PlanCheck.standings``: the units earned before
+it, the plan's earlier terms included, counted as the planner counts them). The fixes cover
+every term, since capping or flooring only the offending term lets the solver move the
+problem next door.
 
 The minimum (``min_units_per_term``) covers the regular terms before the last one; a
 minimum rule with ``term_kinds`` covers the terms of those kinds instead (optional terms
@@ -25,7 +27,6 @@ from agents.policy.rules import (
     join,
     label,
     num,
-    standings_by_term,
     term_load_limit,
 )
 
@@ -34,7 +35,7 @@ log = structlog.get_logger(__name__)
 
 def check_loads(ctx: PlanCheck, f: Findings) -> None:
     """Maximum load per term: standard limits, probation, overload and its approval."""
-    standings = standings_by_term(ctx.catalog, ctx.profile, ctx.enrolled_terms)
+    standings = ctx.standings
     unit = ctx.unit_name
     limits: dict[str, LoadLimit] = {}
     hard: list[str] = []
@@ -121,7 +122,12 @@ def _suggest_caps(
             )
         )
     for code, lim in limits.items():
-        effective = c.term_max_units.get(code, general) if c else general
+        effective = general
+        if c is not None and code in c.term_max_units:
+            effective = c.term_max_units[code]
+        elif c is not None:
+            # The planner already held the term to its standing's cap.
+            effective = min(general, c.standing_max_units.get(ctx.standings[code], general))
         if effective > lim.allowed:
             f.suggest(
                 Modification(
@@ -156,7 +162,7 @@ def check_min_load(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
     named = named_kinds(family)
     regular = [t for t in ctx.enrolled_terms if Term.parse(t.term).regular]
     final = ctx.schedule.graduation_term or (regular[-1].term if regular else None)
-    standings = standings_by_term(ctx.catalog, ctx.profile, ctx.schedule.terms)
+    standings = ctx.standings
     unit = ctx.unit_name
     need: dict[str, tuple[float, str]] = {}
     for t in ctx.enrolled_terms:

@@ -19,7 +19,7 @@ from agents.artifacts import (
 from agents.audit import AuditReport, audit
 from agents.catalog import Catalog, ClassStanding, PolicyRule, StudentRecord, Term
 from agents.policy.conditions import Facts, threshold
-from agents.policy.rules import Cite
+from agents.policy.rules import Cite, standings_by_term
 from agents.policy.standing import student_facts
 
 log = structlog.get_logger(__name__)
@@ -70,6 +70,12 @@ class PlanCheck:
         """The student now: GPA, standing, the status academic_standing rules give, and
         recent-term GPAs from the record."""
         return student_facts(self.catalog, self.profile, self.record)
+
+    @cached_property
+    def standings(self) -> dict[str, ClassStanding]:
+        """Class standing at the start of each planned term, from the units earned before
+        it (``rules.standings_by_term``, counted as the planner counts them)."""
+        return standings_by_term(self.catalog, self.profile, self.schedule.terms, self.record)
 
     def term_facts(self, term: str, standing: ClassStanding | None = None) -> Facts:
         """The student in planned ``term`` (at ``standing``, the standing then)."""

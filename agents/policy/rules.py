@@ -118,14 +118,29 @@ def applicable_rules(
 
 
 def standings_by_term(
-    catalog: Catalog, profile: StudentProfile, terms: Sequence[ScheduledTerm]
+    catalog: Catalog,
+    profile: StudentProfile,
+    terms: Sequence[ScheduledTerm],
+    record: StudentRecord | None = None,
 ) -> dict[str, ClassStanding]:
-    """Class standing at the start of each planned term."""
+    """Class standing at the start of each planned term: the units earned and in progress
+    (assumed passed), then the credit each earlier planned term adds. With the record, a
+    planned retake of a course already earned (not repeatable for credit) adds none - the
+    units the planner and the verifier count, so a plan within the caps they apply by
+    standing is within these too."""
     units = credit_sum([profile.units_earned, profile.units_in_progress])
+    have = record.earned_courses(catalog, include_in_progress=True) if record else set()
     out: dict[str, ClassStanding] = {}
     for t in sorted(terms, key=lambda t: Term.parse(t.term).index):
         out[t.term] = catalog.standing_for_units(units)
-        units = credit_sum([units, t.units])
+        if record is None:
+            units = credit_sum([units, t.units])
+            continue
+        for sc in t.courses:
+            course = catalog.course_by_code.get(sc.course)
+            if (course is not None and course.repeatable) or sc.course not in have:
+                units = credit_sum([units, sc.units])
+                have.add(sc.course)
     return out
 
 
@@ -166,13 +181,14 @@ class LoadCaps:
 
 def _open(rule: PolicyRule, row: LimitRow | None, standing: ClassStanding | None) -> bool:
     """Whether a cap holds for students in any status and whatever their recent GPA (and,
-    given a standing, for students of that standing). An overload counts whoever it is
-    for: the ceiling is the most anyone may carry, this year or later."""
-    if rule.kind == "overload":
-        return True
+    given a standing, for students of that standing). An overload counts whatever GPA or
+    status it asks for (whether the student has them is the critique's to decide): the
+    ceiling is the most anyone of the standing may carry."""
     conds = [rule.applies_when] + ([row.when] if row is not None else [])
     if standing is not None and any(c.standing_in and standing not in c.standing_in for c in conds):
         return False
+    if rule.kind == "overload":
+        return True
     return not any(c.status_in or c.recent_gpa_min is not None for c in conds)
 
 
@@ -194,9 +210,9 @@ def _cap_entries(
 
 def catalog_load_caps(catalog: Catalog, standing: ClassStanding | None = None) -> LoadCaps:
     """The one home of the catalog-wide load caps (the planner's round-1 caps); with
-    ``standing``, the standard caps of students of that class standing (rules and rows
-    for other standings left out; a standing only rises, so later terms may allow more,
-    never less, in a catalog whose caps grow with the class year)."""
+    ``standing``, the caps of students of that class standing (rules and rows for other
+    standings left out, overloads included). The planner applies them per term, by the
+    standing the student has at its start (``agents.planning``)."""
     plain: dict[str, list[float]] = {"max_units_per_term": [], "overload": []}
     kinds: dict[str, dict[str, list[float]]] = {}
     for rule in catalog.policies:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from agents.catalog import ClassStanding
+
 
 class PlannedTermLike(Protocol):
     term: str
@@ -27,12 +29,14 @@ class ConstraintsLike(Protocol):
     max_units_per_term: float
     min_units_per_term: float
     term_max_units: dict[str, float]
+    standing_max_units: dict[ClassStanding, float]
     term_min_units: dict[str, float]
     max_courses_per_term: int | None
     terms_away: list[str]
     first_term: str | None
     target_term: str | None
     latest_term: str | None
+    include: list[str]
     avoid: list[str]
     fixed: dict[str, str]
     include_summer: bool

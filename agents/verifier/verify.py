@@ -5,10 +5,12 @@ itself. ``verify_plan`` walks the plan's terms in order, keeping the set of cour
 completed so far (the record's passing and in-progress courses, then each planned term),
 and checks every course against the catalog: offering, term away, prerequisites (courses
 complete in an earlier term, standing and units from the units completed before the term),
-corequisites (same or earlier term), duplicates, anti-requisites, unit loads and course
-counts, and the target term. Requirements left unmet come from the degree audit run with
-the plan as ``planned`` (the institution's requirements included; a course set's caps and
-subject minimum too: a plan whose courses break a cap or miss a subject leaves it unmet).
+corequisites (same or earlier term), duplicates, anti-requisites, unit loads (a term's own
+cap, else the general cap and the cap of the class standing at its start, from the units
+completed before it) and course counts, and the target term. Requirements left unmet come
+from the degree audit run with the plan as ``planned`` (the institution's requirements
+included; a course set's caps and subject minimum too: a plan whose courses break a cap or
+miss a subject leaves it unmet).
 When sections are given, they are checked for clashes and free-time wishes against the
 catalog's meeting times.
 
@@ -131,6 +133,8 @@ def verify_plan(
             elif (
                 record.passes(cc, None)
                 and not course.repeatable
+                and cc not in c.include
+                and cc not in c.fixed
                 and all(record.passes(cc, g) for g in min_grades(catalog, programs, cc))
             ):
                 add(
@@ -149,9 +153,19 @@ def verify_plan(
                 None,
                 f"{code} reports {pt.units:g} units but its courses carry {units:g}",
             )
-        cap = c.term_max_units.get(code, c.max_units_per_term)
+        cap, why = c.term_max_units.get(code, c.max_units_per_term), ""
+        if code not in c.term_max_units:
+            # A term without its own cap holds its standing's too (the standing at its start).
+            standing = catalog.standing_for_units(units_before)
+            if c.standing_max_units.get(standing, cap) < cap:
+                cap, why = c.standing_max_units[standing], f" ({standing.replace('_', '-')})"
         if units > cap + 1e-9:
-            add("units_max", code, None, f"{units:g} units in {code} exceed the cap of {cap:g}")
+            add(
+                "units_max",
+                code,
+                None,
+                f"{units:g} units in {code} exceed the cap of {cap:g}{why}",
+            )
         if c.max_courses_per_term is not None and len(pt.courses) > c.max_courses_per_term:
             add(
                 "max_courses",

@@ -38,6 +38,7 @@ COURSE_COLUMNS = (
     "attributes",
     "offered_terms",
     "offered_years",
+    "offered_only",
     "prerequisites",
     "corequisites",
     "antirequisites",
@@ -101,6 +102,7 @@ def _course(
         smap.add((*at, column), row.cell(column).where)
     smap.add((*at, "offered", "terms"), row.cell("offered_terms").where)
     smap.add((*at, "offered", "years"), row.cell("offered_years").where)
+    smap.add((*at, "offered", "only_in"), row.cell("offered_only").where)
 
     code = row.cells["code"].strip()
     if not re.fullmatch(COURSE_CODE_PATTERN, code):
@@ -134,6 +136,16 @@ def _course(
     offered: dict[str, Any] = {"terms": terms}
     if row.cells.get("offered_years", "").strip():
         offered["years"] = read_choice(row.cell("offered_years"), YEARS, "a year pattern", problems)
+    if only := read_list(row.cell("offered_only")):
+        for text in only:
+            try:
+                calendar.parse(text)
+            except TermError:
+                problems.append(
+                    f"{row.cell('offered_only').where}: {text!r} is not a term of the calendar "
+                    f"- write term codes such as {calendar.examples()} separated by ';'"
+                )
+        offered["only_in"] = [calendar.parse(t).code if _parses(calendar, t) else t for t in only]
     course["offered"] = offered
     for field in ("prerequisites", "corequisites"):
         tree = read_prereq(row.cell(field), problems)
@@ -152,6 +164,14 @@ def _course(
     if row.cells.get("grading", "").strip():
         course["grading"] = read_choice(row.cell("grading"), GRADING, "a grading option", problems)
     return course
+
+
+def _parses(calendar: Calendar, text: str) -> bool:
+    try:
+        calendar.parse(text)
+    except TermError:
+        return False
+    return True
 
 
 def read_courses(

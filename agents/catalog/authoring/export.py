@@ -57,6 +57,7 @@ def _course_row(c: Course, course_columns: list[str], problems: list[str]) -> li
         "attributes": _list_cell(c.attributes, f"{at} attributes", problems),
         "offered_terms": ";".join(c.offered.terms),
         "offered_years": c.offered.years,
+        "offered_only": ";".join(c.offered.only_in),
         "prerequisites": _prereq_cell(c.prerequisites),
         "corequisites": _prereq_cell(c.corequisites),
         "antirequisites": _list_cell(c.antirequisites, f"{at} antirequisites", problems),
@@ -93,10 +94,13 @@ def layout_files(catalog: Catalog) -> dict[str, str]:
     head["program_order"] = [p.code for p in catalog.programs]
     head["document_order"] = [d.id for d in catalog.documents]
     files = {"institution.yaml": dump_yaml(head)}
-    # The subject column only when a course gives one (others derive it from the code).
-    columns = [
-        k for k in COURSE_COLUMNS if k != "subject" or any(c.subject for c in catalog.courses)
-    ]
+    # The subject column only when a course gives one (others derive it from the code), and
+    # offered_only only when a course runs in specific terms.
+    used = {
+        "subject": any(c.subject for c in catalog.courses),
+        "offered_only": any(c.offered.only_in for c in catalog.courses),
+    }
+    columns = [k for k in COURSE_COLUMNS if used.get(k, True)]
     course_rows = [_course_row(c, columns, problems) for c in catalog.courses]
     files["courses.csv"] = csv_text(columns, course_rows)
     section_rows = [row for c in catalog.courses for row in _section_rows(c, problems)]
