@@ -13,9 +13,7 @@ import re
 import structlog
 
 from agents.artifacts import (
-    Goals,
     IntakeResult,
-    OpenQuestion,
     PlanRequest,
     StudentConstraints,
     StudentProfile,
@@ -31,7 +29,7 @@ from agents.catalog import (
     credit_sub,
     first_regular,
 )
-from agents.errors import TermError
+from agents.intake_goals import Collector, read_goals, term_or_ask
 from agents.llm import (
     IntakeExtraction,
     is_relative_target,
@@ -44,18 +42,6 @@ from agents.toolbox import Toolbox
 log = structlog.get_logger(__name__)
 
 _HHMM = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
-
-
-class _Collector:
-    """Notes and open questions gathered while reading one request."""
-
-    def __init__(self) -> None:
-        self.notes: list[str] = []
-        self.questions: list[OpenQuestion] = []
-
-    def ask(self, field: str, question: str, source: str = "") -> None:
-        if not any(q.field == field and q.question == question for q in self.questions):
-            self.questions.append(OpenQuestion(field=field, question=question, source_text=source))
 
 
 def profile_of(student: StudentRecord, catalog: Catalog) -> StudentProfile:
@@ -84,7 +70,7 @@ def profile_of(student: StudentRecord, catalog: Catalog) -> StudentProfile:
     )
 
 
-def _read_text(request: PlanRequest, tools: Toolbox, c: _Collector) -> tuple[IntakeExtraction, str]:
+def _read_text(request: PlanRequest, tools: Toolbox, c: Collector) -> tuple[IntakeExtraction, str]:
     """The extraction from the free text and what produced it ('structured' if no text)."""
     text = request.text.strip()
     if not text:
@@ -115,9 +101,7 @@ def _read_text(request: PlanRequest, tools: Toolbox, c: _Collector) -> tuple[Int
     return ext, res.source
 
 
-def _ask_unresolved(
-    request: PlanRequest, ext: IntakeExtraction, intent: str, c: _Collector
-) -> None:
+def _ask_unresolved(request: PlanRequest, ext: IntakeExtraction, intent: str, c: Collector) -> None:
     given = {
         "target_graduation": request.target_graduation,
         "terms_away": request.terms_away,
@@ -155,16 +139,8 @@ def _unresolved_question(field: str, phrase: str) -> str:
     }.get(field, f"What does {phrase!r} in the request mean?")
 
 
-def _term(code: str, field: str, c: _Collector) -> Term | None:
-    try:
-        return Term.parse(code)
-    except TermError as exc:
-        c.ask(field, f"{exc}", code)
-        return None
-
-
 def _programs(
-    request: PlanRequest, ext: IntakeExtraction, catalog: Catalog, c: _Collector
+    request: PlanRequest, ext: IntakeExtraction, catalog: Catalog, c: Collector
 ) -> tuple[list[str], list[str], list[str]]:
     """(target, added, dropped): declared + added - dropped, each checked against the catalog."""
     known = catalog.program_by_code
@@ -210,7 +186,7 @@ def _programs(
     return [p for p in declared if p not in dropped] + added, added, dropped
 
 
-def _check_eligible(code: str, majors: list[str], catalog: Catalog, c: _Collector) -> None:
+def _check_eligible(code: str, majors: list[str], catalog: Catalog, c: Collector) -> None:
     prog = catalog.program_by_code[code]
     barred = sorted(set(prog.excluded_majors) & set(majors))
     if barred:
@@ -227,7 +203,7 @@ def _check_eligible(code: str, majors: list[str], catalog: Catalog, c: _Collecto
     )
 
 
-def _intent(request: PlanRequest, ext: IntakeExtraction, c: _Collector) -> tuple[str, str]:
+def _intent(request: PlanRequest, ext: IntakeExtraction, c: Collector) -> tuple[str, str]:
     if request.intent is not None:
         if ext.intent is not None and ext.intent != request.intent:
             c.notes.append(
@@ -246,50 +222,12 @@ def _intent(request: PlanRequest, ext: IntakeExtraction, c: _Collector) -> tuple
     return "plan_degree", "default"
 
 
-def _goals(request: PlanRequest, ext: IntakeExtraction, current: Term, c: _Collector) -> Goals:
-    target, reason = request.target_graduation, "the request's target_graduation field"
-    if target and ext.target_graduation and ext.target_graduation != target:
-        c.notes.append(
-            f"the request's target {target} wins over the text's "
-            f"{ext.target_graduation} ({ext.target_phrase!r})"
-        )
-    if target is None and ext.target_graduation:
-        target = ext.target_graduation
-        reason = f"{ext.target_phrase!r} in the request text"
-        if is_relative_target(ext.target_phrase):
-            got = resolve_target_phrase(
-                ext.target_phrase,
-                start_term=request.student.start_term,
-                current_term=current.code,
-            )
-            reason = f"{reason}: {got[1]}" if got else reason
-    if target is not None:
-        t = _term(target, "target_graduation", c)
-        if t is not None and t <= current:
-            c.ask(
-                "target_graduation",
-                f"The target {t.label()} ({t.code}) is not after the "
-                f"current term {current.code}; which later term is meant?",
-                target,
-            )
-            t = None
-        target = t.code if t else None
-    units = request.max_units_per_term or ext.max_units_per_term
-    courses = request.max_courses_per_term or ext.max_courses_per_term
-    return Goals(
-        target_graduation=target,
-        target_reason=reason if target else "",
-        max_units_per_term=units if units and units > 0 else None,
-        max_courses_per_term=courses if courses and courses > 0 else None,
-    )
-
-
 def _constraints(
-    request: PlanRequest, ext: IntakeExtraction, catalog: Catalog, current: Term, c: _Collector
+    request: PlanRequest, ext: IntakeExtraction, catalog: Catalog, current: Term, c: Collector
 ) -> StudentConstraints:
     away: list[str] = []
     for code in [*request.student.terms_away, *(request.terms_away or ext.terms_away)]:
-        t = _term(code, "terms_away", c)
+        t = term_or_ask(code, "terms_away", c)
         if t is not None and t <= current:
             c.ask(
                 "terms_away",
@@ -321,7 +259,7 @@ def _constraints(
     )
 
 
-def _courses(codes: list[str], catalog: Catalog, c: _Collector) -> list[str]:
+def _courses(codes: list[str], catalog: Catalog, c: Collector) -> list[str]:
     out: list[str] = []
     for code in codes:
         if code not in catalog.course_by_code:
@@ -331,7 +269,7 @@ def _courses(codes: list[str], catalog: Catalog, c: _Collector) -> list[str]:
     return out
 
 
-def _clock(value: str | None, c: _Collector) -> str | None:
+def _clock(value: str | None, c: Collector) -> str | None:
     if value is None or _HHMM.match(value):
         return value
     c.notes.append(f"ignored the time {value!r}: expected 24-hour 'HH:MM'")
@@ -346,7 +284,7 @@ def run(case: Case, tools: Toolbox) -> IntakeResult:
 def read_request(request: PlanRequest, tools: Toolbox) -> IntakeResult:
     """Read the request against the catalog; see the module docstring."""
     catalog, student = tools.catalog, request.student
-    c = _Collector()
+    c = Collector()
     for problem in check_student_against_catalog(student, catalog):
         # An unknown declared program leaves it unclear what to plan for: that blocks.
         field = "programs" if problem.startswith("$.programs") else "student"
@@ -383,7 +321,7 @@ def read_request(request: PlanRequest, tools: Toolbox) -> IntakeResult:
         target_programs=target,
         added_programs=added,
         dropped_programs=dropped,
-        goals=_goals(request, ext, current, c),
+        goals=read_goals(request, ext, current, c),
         constraints=_constraints(request, ext, catalog, current, c),
         question=question,
         open_questions=c.questions,

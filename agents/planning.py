@@ -11,7 +11,8 @@ re-plans around section clashes).
   not the planner - decides whether this student may carry it; but the standard loads go
   with it, and the planner stays within them whenever that meets the target, overloading
   only as much as the target needs. Otherwise the cap is the standard load. Caps rules set
-  for a kind of term (summer) go on the terms of that kind.
+  for a kind of term (summer) go on the terms of that kind. Optional terms (summer, interim)
+  are planned only as the request allows: the terms and kinds of the intake's goals.
 - ``to_plan_constraints``: a constraint set plus what the next term's sections and the
   student's interests add (pairs that always clash, courses that break the free-time
   wishes, interest scores), as ``PlanConstraints``.
@@ -98,6 +99,8 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
         fixed=fixed,
         max_courses_per_term=goals.max_courses_per_term,
         terms_away=list(intake.constraints.terms_away),
+        optional_terms=list(goals.optional_terms),
+        optional_kinds=list(goals.optional_kinds),
         target_term=goals.target_graduation,
         include=list(intake.constraints.include_courses),
         avoid=list(intake.constraints.avoid_courses),

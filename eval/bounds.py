@@ -70,12 +70,12 @@ def _enrolled_terms(
     student: StudentRecord, pc: PlanConstraints, *, limit: int = 0, until: Term | None = None
 ) -> list[Term]:
     away = set(student.terms_away) | set(pc.terms_away)
-    t = Term.parse(student.current_term).next_regular(pc.include_summer)
+    t = Term.parse(student.current_term).shift(1)
     out: list[Term] = []
     while (limit and len(out) < limit) or (until is not None and t <= until):
-        if t.code not in away:
+        if t.code not in away and pc.allows(t):
             out.append(t)
-        t = t.next_regular(pc.include_summer)
+        t = t.shift(1)
     return out
 
 

@@ -55,6 +55,16 @@ class Goals(Artifact):
     )
     max_units_per_term: float | None = Field(default=None, description="Student's unit cap.")
     max_courses_per_term: int | None = Field(default=None, description="Student's course cap.")
+    optional_terms: list[str] = Field(
+        default_factory=list,
+        description="Optional terms (summer, interim) the plan may use, as term codes, each "
+        "checked against the calendar: an optional kind, after the current term.",
+    )
+    optional_kinds: list[str] = Field(
+        default_factory=list,
+        description="Optional kinds of term (kind codes, e.g. 'U') whose every term the plan "
+        "may use.",
+    )
 
 
 class StudentConstraints(Artifact):

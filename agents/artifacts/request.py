@@ -58,6 +58,20 @@ class PlanRequest(Artifact):
     terms_away: list[str] = Field(
         default_factory=list, description="Future terms away (abroad, leave), as term codes."
     )
+    optional_terms: list[str] = Field(
+        default_factory=list,
+        description="Optional terms (summer, a January interim: kinds the catalog's calendar "
+        "does not mark regular) the student is willing to take courses in, as term codes or "
+        "names, e.g. ['U2027'] or ['Summer 2027']. The plan may use these terms but never has "
+        "to, and uses no other optional term. A regular term here is ignored with a note; a "
+        "term the calendar cannot read, or one not after the current term, is an open question.",
+    )
+    optional_kinds: list[str] = Field(
+        default_factory=list,
+        description="Kinds of optional term the student is willing to use in any year, as the "
+        "calendar's kind codes or names, e.g. ['U'] or ['summer'] for 'summer classes are "
+        "fine'. A kind that is regular or not in the calendar is ignored with a note.",
+    )
     include_courses: list[str] = Field(default_factory=list, description="Courses wanted.")
     avoid_courses: list[str] = Field(default_factory=list, description="Courses to avoid.")
     interests: list[str] = Field(default_factory=list, description="Topics of interest.")

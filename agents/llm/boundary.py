@@ -63,6 +63,17 @@ class IntakeExtraction(BaseModel):
     max_units_per_term: float | None = Field(default=None, description="Units cap asked for.")
     max_courses_per_term: int | None = Field(default=None, description="Courses cap asked for.")
     terms_away: list[str] = Field(default_factory=list, description="Terms away as codes.")
+    optional_terms: list[str] = Field(
+        default_factory=list,
+        description="Optional terms (kinds of term marked optional, e.g. summer) the student "
+        "says they can take courses in, as term codes, e.g. 'I can take courses in Summer "
+        "2027' -> ['U2027'].",
+    )
+    optional_kinds: list[str] = Field(
+        default_factory=list,
+        description="Kind codes of optional terms the student is willing to use in any year, "
+        "when the text names no year, e.g. 'summer classes are fine' -> ['U'].",
+    )
     include_courses: list[str] = Field(default_factory=list, description="Course codes wanted.")
     avoid_courses: list[str] = Field(default_factory=list, description="Course codes to avoid.")
     interests: list[str] = Field(default_factory=list, description="Topics of interest.")

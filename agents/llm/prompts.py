@@ -48,6 +48,11 @@ Conventions:
   the programs (for a semester calendar, F2027 is fall 2027 and S2029 spring 2029).
   Put a code in "target_graduation" only when the text names a term; for a duration such
   as "in 3.5 years", leave it null and copy the words to "target_phrase".
+- Optional terms: kinds marked (optional) in the kinds list (summer, a January interim)
+  are planned only when the student says they will take courses in them. A named one with
+  a year goes to "optional_terms" as a term code ("I can take courses in Summer 2027" ->
+  U2027); a kind without a year ("summer classes are fine") goes to "optional_kinds" as
+  its kind code. Never put a regular kind there.
 - Units: "max_units_per_term" is the cap the student asks for, as a number.
 - Days: M T W R F S U (R is Thursday). Times: HH:MM, 24-hour.
 - Leave a field at its empty value when the text does not say.
@@ -74,7 +79,9 @@ def program_lines(catalog: Catalog) -> list[str]:
 def intake_prompt(text: str, catalog: Catalog) -> str:
     programs = "\n".join(program_lines(catalog))
     kinds = "; ".join(
-        f"{k.code} = {k.name}" + (f" (also: {', '.join(k.aliases)})" if k.aliases else "")
+        f"{k.code} = {k.name}"
+        + (f" (also: {', '.join(k.aliases)})" if k.aliases else "")
+        + ("" if k.regular else " (optional)")
         for k in catalog.calendar.terms
     )
     return (

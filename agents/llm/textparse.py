@@ -1,12 +1,12 @@
 """The offline reader of a plan request's free text: rules, not a model.
 
 ``parse_request_text`` finds the intent, programs (by code, name or alias), a graduation
-target, load caps, terms away, course codes, interests and free days or times. Every
-finding is checked against the catalog and explained in a note ("read 'CS minor' as
-CS-MIN (Computer Science minor)"); what cannot be resolved is returned as an ``unresolved``
-phrase, never guessed. A relative target ("in 3.5 years") needs the student's start term;
-without it the phrase is unresolved. Pure and deterministic: the same text and catalog
-always give the same extraction.
+target, load caps, terms away, optional terms to take courses in (summer, interim), course
+codes, interests and free days or times. Every finding is checked against the catalog and
+explained in a note ("read 'CS minor' as CS-MIN (Computer Science minor)"); what cannot be
+resolved is returned as an ``unresolved`` phrase, never guessed. A relative target ("in 3.5
+years") needs the student's start term; without it the phrase is unresolved. Pure and
+deterministic: the same text and catalog always give the same extraction.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import re
 
 from agents.catalog import Catalog, Term, unit_name
 from agents.llm.boundary import IntakeExtraction
+from agents.llm.textparse_optional import read_optional_terms
 from agents.llm.textparse_prefs import interests_in, load_caps, time_preferences
 from agents.llm.textparse_programs import (
     Mention,
@@ -202,7 +203,8 @@ def parse_request_text(
         out.unresolved.append(phrase)
         out.notes.append(f"could not match {phrase!r} to a program in the catalog")
 
-    read_terms(text, sents, current, start_term, out)
+    optional = read_optional_terms(text, sents, current, out)
+    read_terms(text, sents, current, start_term, out, skip=optional)
     _read_courses(text, sents, catalog, out)
     for what, n, phrase in load_caps(text):
         if what == "units" and out.max_units_per_term is None:

@@ -24,6 +24,8 @@ __all__ = [
     "is_relative_target",
     "read_terms",
     "resolve_target_phrase",
+    "term_hits",
+    "word_rx",
 ]
 
 
@@ -72,7 +74,7 @@ def _calendar_text(cal: Calendar) -> _CalendarText:
 @lru_cache(maxsize=16)
 def _compile(kinds: tuple[tuple[str, ...], ...]) -> _CalendarText:
     words = sorted({w for k in kinds for w in k[1:]}, key=lambda w: (-len(w), w))
-    season = "(" + "|".join(_word_rx(w) for w in words) + ")"
+    season = "(" + "|".join(word_rx(w) for w in words) + ")"
     codes = "|".join(re.escape(k[0]) for k in sorted(kinds, key=lambda k: -len(k[0])))
     away = re.compile(
         r"\b(?:stud(?:y|ying)\s+(?:abroad|away)|abroad|leave of absence|on leave)"
@@ -100,7 +102,7 @@ def _compile(kinds: tuple[tuple[str, ...], ...]) -> _CalendarText:
     )
 
 
-def _word_rx(word: str) -> str:
+def word_rx(word: str) -> str:
     """A kind's name as a pattern: any case, '-' or space between its parts."""
     return r"[\s-]+".join(re.escape(p) for p in re.split(r"[\s-]+", word.strip()))
 
@@ -213,7 +215,7 @@ def _term_code(kind: str, m: re.Match[str], current: Term) -> str | None:
     return None  # a bare year: only a graduation target can use it
 
 
-def _term_hits(text: str, current: Term) -> list[tuple[Span, str | None]]:
+def term_hits(text: str, current: Term) -> list[tuple[Span, str | None]]:
     hits: list[tuple[Span, str | None]] = []
     for kind, rx in _calendar_text(current.calendar).term_res:
         for m in rx.finditer(text):
@@ -234,10 +236,19 @@ def _term_role(text: str, sent: Span, lead_start: int, span: Span) -> str:
 
 
 def read_terms(
-    text: str, sents: list[Span], current: Term, start_term: str | None, out: IntakeExtraction
+    text: str,
+    sents: list[Span],
+    current: Term,
+    start_term: str | None,
+    out: IntakeExtraction,
+    skip: list[Span] | None = None,
 ) -> None:
+    """Graduation target and terms away into ``out``; terms at ``skip`` (read already, as
+    optional terms to take courses in) are neither."""
     prev_end, away_sents = 0, set()
-    for span, code in _term_hits(text, current):
+    for span, code in term_hits(text, current):
+        if skip and overlaps(span, skip):
+            continue
         sent = sentence_of(sents, span[0])
         role = _term_role(text, sent, max(prev_end, sent[0]), span)
         phrase, prev_end = text[span[0] : span[1]], span[1]

@@ -149,7 +149,7 @@ def _remain(n: int) -> str:
 
 
 def wide_prep(setup: PlanSetup, end: Term) -> Prep:
-    terms = horizon(setup.first, end, setup.c.include_summer)
+    terms = horizon(setup.first, end, setup.c.allows)
     caps = [setup.c.term_max_units.get(t.code, setup.c.max_units_per_term) for t in terms]
     prep = Prep(
         setup.catalog,

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.catalog import ClassStanding
+from agents.catalog import ClassStanding, Term
 
 
 class _Model(BaseModel):
@@ -105,6 +105,17 @@ class ConstraintSet(_Model):
     approvals_assumed: list[str] = Field(
         default_factory=list, description="Rule ids whose approval the plan relies on."
     )
+    optional_terms: list[str] = Field(
+        default_factory=list,
+        description="Optional terms (of kinds the calendar does not mark regular: summer, "
+        "a January interim) the plan may use, as term codes, e.g. ['U2027']. No other "
+        "optional term is planned (see ``optional_kinds``); regular terms are always used.",
+    )
+    optional_kinds: list[str] = Field(
+        default_factory=list,
+        description="Kinds of optional term (kind codes, e.g. ['U']) whose every term the "
+        "plan may use.",
+    )
     standard: StandardLoads | None = Field(
         default=None,
         description="Loads a term carries without an overload (None: the caps). Loads above "
@@ -117,6 +128,11 @@ class ConstraintSet(_Model):
         return _cap(
             self.max_units_per_term, self.term_max_units, self.standing_max_units, term, standing
         )
+
+    def allows(self, term: Term) -> bool:
+        """Whether courses may be planned in ``term``: every regular term, an optional one
+        only when named in ``optional_terms`` or of a kind in ``optional_kinds``."""
+        return term.regular or term.code in self.optional_terms or term.kind in self.optional_kinds
 
     def standard_load(self, term: str, standing: ClassStanding) -> float:
         """The standard load of ``term`` (at most its cap) for a student of ``standing``."""
@@ -154,8 +170,16 @@ class PlanConstraints(ConstraintSet):
     interests: dict[str, float] = Field(
         default_factory=dict, description="Soft preference per course, 0..1 (higher: preferred)."
     )
-    include_summer: bool = Field(default=False, description="Whether summers may be used.")
+    include_summer: bool = Field(
+        default=False,
+        description="Whether every optional term (summer, interim) may be used, beside "
+        "``optional_terms`` and ``optional_kinds`` (the name predates calendars).",
+    )
     time_limit_s: float = Field(default=10.0, gt=0, description="Solver time limit in seconds.")
+
+    def allows(self, term: Term) -> bool:
+        """As ``ConstraintSet.allows``; every optional term too with ``include_summer``."""
+        return self.include_summer or super().allows(term)
 
     @classmethod
     def from_constraint_set(cls, cs: ConstraintSet, **derived: object) -> PlanConstraints:

@@ -16,7 +16,7 @@ from agents.planner.prep import Prep
 from agents.planner.schema import PlanConstraints
 from agents.planner.solution import Solution
 from agents.planner.solve import solve_plan
-from agents.planner.terms import default_latest, horizon, parse_term
+from agents.planner.terms import default_latest, horizon, next_allowed, parse_term
 
 
 class PlanSetup:
@@ -40,7 +40,7 @@ class PlanSetup:
         self.first = (
             parse_term(c.first_term, "first_term")
             if c.first_term
-            else current.next_regular(c.include_summer)
+            else next_allowed(current, c.allows)
         )
         latest = parse_term(c.latest_term, "latest_term") if c.latest_term else None
         self.latest: Term = latest or default_latest(self.first, c.horizon_terms)
@@ -62,7 +62,7 @@ class PlanSetup:
         c = self.c
         return c.standard is not None and any(
             c.standard_load(t.code, s) < c.cap(t.code, s)
-            for t in horizon(self.first, self.latest, c.include_summer)
+            for t in horizon(self.first, self.latest, c.allows)
             for s in STANDINGS
         )
 
@@ -71,7 +71,7 @@ class PlanSetup:
         within the standard loads when ``standard`` (otherwise, when standard loads lie
         below the caps, the staged solve keeps the units above them as few as it can)."""
         cs = self.c
-        terms = horizon(self.first, end, cs.include_summer)
+        terms = horizon(self.first, end, cs.allows)
         hard = [tuple(cs.cap(t.code, s) for s in STANDINGS) for t in terms]
         soft = [tuple(cs.standard_load(t.code, s) for s in STANDINGS) for t in terms]
         by_standing = soft if standard else hard

@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from agents.catalog import Course, Term, active_calendar
 from agents.errors import PlanningError
 
 
-def horizon(first: Term, last: Term, include_summer: bool) -> list[Term]:
-    """Terms from ``first`` to ``last`` inclusive; summers only when asked."""
+def horizon(first: Term, last: Term, allows: Callable[[Term], bool]) -> list[Term]:
+    """Terms from ``first`` to ``last`` inclusive that ``allows`` admits (every regular
+    term; optional ones such as summers only when the constraints name them)."""
     out: list[Term] = []
     t = first
-    if not (t.regular or include_summer):
-        t = t.next_regular()
     while t <= last:
-        out.append(t)
-        t = t.next_regular(include_summer)
+        if t.regular or allows(t):
+            out.append(t)
+        t = t.shift(1)
     return out
+
+
+def next_allowed(term: Term, allows: Callable[[Term], bool]) -> Term:
+    """The first term after ``term`` that is regular or that ``allows`` admits."""
+    t = term.shift(1)
+    while not (t.regular or allows(t)):
+        t = t.shift(1)
+    return t
 
 
 def default_latest(first: Term, horizon_terms: int) -> Term:

@@ -40,6 +40,8 @@ class ConstraintsLike(Protocol):
     avoid: list[str]
     fixed: dict[str, str]
     include_summer: bool
+    optional_terms: list[str]
+    optional_kinds: list[str]
 
 
 class SectionsLike(Protocol):

@@ -1,7 +1,8 @@
 """Checks over the plan's span: unit floors through graduation, and the graduation term.
 
-A summer term counts only with ``include_summer``; its floor is zero unless the constraints
-give that term an explicit floor. Terms away carry no floor.
+An optional term (summer, interim) counts only when the constraints allow it
+(``optional_allowed``); its floor is zero unless the constraints give that term an explicit
+floor. Terms away carry no floor.
 """
 
 from __future__ import annotations
@@ -9,6 +10,20 @@ from __future__ import annotations
 from agents.catalog import Term
 from agents.verifier.defects import Add
 from agents.verifier.protocols import ConstraintsLike, PlanLike
+
+
+def optional_allowed(c: ConstraintsLike, term: Term) -> bool:
+    """Whether an optional term may carry courses: every one with ``include_summer``,
+    otherwise one named in ``optional_terms`` or of a kind in ``optional_kinds``."""
+    return c.include_summer or term.code in c.optional_terms or term.kind in c.optional_kinds
+
+
+def first_allowed(c: ConstraintsLike, current: Term) -> Term:
+    """The first plannable term after ``current``: regular, or an allowed optional one."""
+    t = current.shift(1)
+    while not (t.regular or optional_allowed(c, t)):
+        t = t.shift(1)
+    return t
 
 
 def check_floors(
@@ -22,7 +37,7 @@ def check_floors(
     """Every term from the first through graduation carries at least its floor."""
     t = first
     while t <= last:
-        if t.regular or c.include_summer:
+        if t.regular or optional_allowed(c, t):
             default = c.min_units_per_term if t.regular else 0.0
             floor = c.term_min_units.get(t.code, default)
             units = loads.get(t.code, 0.0)

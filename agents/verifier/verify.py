@@ -19,9 +19,11 @@ whole plan live beside it (``span``, ``exclusions``, ``wishes``, ``requirements`
 ``sections``), the record and prerequisite evaluation in ``record``, and the inputs it
 reads in ``protocols``.
 
-Conventions shared with the planner (written down, not imported): a summer term is
-allowed only with ``include_summer``; the unit floor applies to fall and spring terms up
-to graduation (summers only with an explicit per-term floor); a course already passed may
+Conventions shared with the planner (written down, not imported): an optional term
+(summer, interim) is allowed only when named in ``optional_terms``, of a kind in
+``optional_kinds``, or with ``include_summer`` (every optional term); the unit floor
+applies to the regular terms up to graduation (optional ones only with an explicit
+per-term floor); a course already passed may
 be planned again only when repeatable or when its grade is below a minimum grade that a
 prerequisite or a requirement of the target programs asks for.
 """
@@ -37,7 +39,7 @@ from agents.verifier.protocols import ConstraintsLike, PlanLike, SectionsLike
 from agents.verifier.record import RecordView, holds, min_grades
 from agents.verifier.requirements import check_requirements
 from agents.verifier.sections import check_sections
-from agents.verifier.span import check_floors, check_target
+from agents.verifier.span import check_floors, check_target, first_allowed, optional_allowed
 from agents.verifier.wishes import check_wishes
 
 
@@ -67,7 +69,7 @@ def verify_plan(
     target_programs = set(programs) | set(student.programs)
     away = {Term.parse(t).code for t in [*student.terms_away, *c.terms_away]}
     current = Term.parse(student.current_term)
-    first = Term.parse(c.first_term) if c.first_term else current.next_regular(c.include_summer)
+    first = Term.parse(c.first_term) if c.first_term else first_allowed(c, current)
     done: set[str] = set()
     planned: dict[str, str] = {}
     units_before = record.units
@@ -81,8 +83,13 @@ def verify_plan(
         previous = term
         if pt.courses and term < first:
             add("offering", code, None, f"{code} is before the first plannable term {first.code}")
-        if pt.courses and not (term.regular or c.include_summer):
-            add("offering", code, None, f"{code} is a summer term but summers are not allowed")
+        if pt.courses and not (term.regular or optional_allowed(c, term)):
+            add(
+                "offering",
+                code,
+                None,
+                f"{code} is an optional term ({term.label()}) the request does not allow",
+            )
         if pt.courses and code in away:
             add(
                 "term_away",
