@@ -5,11 +5,9 @@ writes the files atomically."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
-from agents.catalog.authoring.build import write_json_atomic
+from agents.catalog.authoring.build import write_json_atomic, write_text_atomic
 from agents.catalog.migrate import migrate_institution_yaml, migrate_raw
 from agents.catalog.parse import parse_catalog
 from agents.errors import CatalogError
@@ -51,16 +49,3 @@ def migrate_catalog(path: str | Path, output: str | Path | None) -> list[str]:
     parse_catalog(new, source=f"{p} (upgraded)")
     write_json_atomic(Path(output), new)
     return [f"{output}: written from {p}: " + ("; ".join(notes) or "already at version 2")]
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -24,9 +24,9 @@ graduates on them, else a risk.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
-from agents.artifacts import Modification, Risk
+from agents.artifacts import Modification, Risk, ScheduledCourse, ScheduledTerm
 from agents.audit import ProgramAudit, RequirementAudit
 from agents.catalog import CourseAttempt, PolicyRule, Term, credit_sum
 from agents.policy.conditions import Facts, because
@@ -59,6 +59,18 @@ def _prior(ctx: PlanCheck, course: str) -> list[CourseAttempt] | None:
     return None if not prior or (c is not None and c.repeatable) else prior
 
 
+def _planned_repeats(
+    ctx: PlanCheck,
+) -> Iterator[tuple[ScheduledTerm, ScheduledCourse, list[CourseAttempt], str]]:
+    """Each planned course the record already has attempts of: the term, the course, the
+    earlier attempts and those attempts in words."""
+    for t in ctx.enrolled_terms:
+        for sc in t.courses:
+            prior = _prior(ctx, sc.course)
+            if prior is not None:
+                yield t, sc, prior, ", ".join(f"{a.term} {a.grade or 'in progress'}" for a in prior)
+
+
 def check_repeats(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
     """Planned retakes against the attempt limit (or the grade ceiling and repeat count)."""
     limit, why = ctx.threshold(rule)
@@ -67,30 +79,25 @@ def check_repeats(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
         return
     assert limit is not None
     most = int(limit)
-    for t in ctx.enrolled_terms:
-        for sc in t.courses:
-            prior = _prior(ctx, sc.course)
-            if prior is None:
-                continue
-            when = ", ".join(f"{a.term} {a.grade or 'in progress'}" for a in prior)
-            if len(prior) >= most:
-                msg = (
-                    f"{sc.course} is planned for {label(t.term)} but was already attempted "
-                    f"{len(prior)} times ({when}); the limit is {most} attempts{because(why)}"
+    for t, sc, prior, when in _planned_repeats(ctx):
+        if len(prior) >= most:
+            msg = (
+                f"{sc.course} is planned for {label(t.term)} but was already attempted "
+                f"{len(prior)} times ({when}); the limit is {most} attempts{because(why)}"
+            )
+            f.violations.append(ctx.violation(rule, msg, t.term))
+            _avoid(ctx, f, rule, sc.course)
+        elif len(prior) == most - 1:
+            f.risks.append(
+                Risk(
+                    kind="repeat",
+                    message=f"{sc.course} in {label(t.term)} is the last allowed attempt "
+                    f"({most} of {most}; earlier: {when})",
+                    term=t.term,
+                    rule_id=rule.id,
+                    citation=ctx.cite(rule.id),
                 )
-                f.violations.append(ctx.violation(rule, msg, t.term))
-                _avoid(ctx, f, rule, sc.course)
-            elif len(prior) == most - 1:
-                f.risks.append(
-                    Risk(
-                        kind="repeat",
-                        message=f"{sc.course} in {label(t.term)} is the last allowed attempt "
-                        f"({most} of {most}; earlier: {when})",
-                        term=t.term,
-                        rule_id=rule.id,
-                        citation=ctx.cite(rule.id),
-                    )
-                )
+            )
 
 
 def _repeats_after_ceiling(
@@ -104,53 +111,48 @@ def _repeats_after_ceiling(
         return g.points if g is not None else 0.0
 
     most = None if limit is None else int(limit)
-    for t in ctx.enrolled_terms:
-        for sc in t.courses:
-            prior = _prior(ctx, sc.course)
-            if prior is None:
-                continue
-            when = ", ".join(f"{a.term} {a.grade or 'in progress'}" for a in prior)
-            used = len(prior) - 1
-            above = [a for a in prior if a.status == "completed" and points(a) > top]
-            msg = ""
-            if above:
-                best = max(above, key=points)
-                msg = (
-                    f"{sc.course} is planned again for {label(t.term)} after a {best.grade} in "
-                    f"{label(best.term)}; a course may be repeated only after a grade of "
-                    f"{ceiling} or below"
+    for t, sc, prior, when in _planned_repeats(ctx):
+        used = len(prior) - 1
+        above = [a for a in prior if a.status == "completed" and points(a) > top]
+        msg = ""
+        if above:
+            best = max(above, key=points)
+            msg = (
+                f"{sc.course} is planned again for {label(t.term)} after a {best.grade} in "
+                f"{label(best.term)}; a course may be repeated only after a grade of "
+                f"{ceiling} or below"
+            )
+        elif most is not None and used >= most:
+            msg = (
+                f"{sc.course} is planned again for {label(t.term)} but was already "
+                f"repeated {_times(used)} ({when}); it may be repeated at most "
+                f"{_times(most)}{because(why)}"
+            )
+        if msg:
+            f.violations.append(ctx.violation(rule, msg, t.term))
+            _avoid(ctx, f, rule, sc.course)
+            continue
+        risk = ""
+        if any(a.status == "in_progress" for a in prior):
+            risk = (
+                f"{sc.course} in {label(t.term)} may be repeated only if the attempt in "
+                f"progress ends at {ceiling} or below"
+            )
+        elif most is not None and used == most - 1:
+            risk = (
+                f"{sc.course} in {label(t.term)} is the last allowed repeat "
+                f"({most} of {most}{because(why)}; earlier: {when})"
+            )
+        if risk:
+            f.risks.append(
+                Risk(
+                    kind="repeat",
+                    message=risk,
+                    term=t.term,
+                    rule_id=rule.id,
+                    citation=ctx.cite(rule.id),
                 )
-            elif most is not None and used >= most:
-                msg = (
-                    f"{sc.course} is planned again for {label(t.term)} but was already "
-                    f"repeated {_times(used)} ({when}); it may be repeated at most "
-                    f"{_times(most)}{because(why)}"
-                )
-            if msg:
-                f.violations.append(ctx.violation(rule, msg, t.term))
-                _avoid(ctx, f, rule, sc.course)
-                continue
-            risk = ""
-            if any(a.status == "in_progress" for a in prior):
-                risk = (
-                    f"{sc.course} in {label(t.term)} may be repeated only if the attempt in "
-                    f"progress ends at {ceiling} or below"
-                )
-            elif most is not None and used == most - 1:
-                risk = (
-                    f"{sc.course} in {label(t.term)} is the last allowed repeat "
-                    f"({most} of {most}{because(why)}; earlier: {when})"
-                )
-            if risk:
-                f.risks.append(
-                    Risk(
-                        kind="repeat",
-                        message=risk,
-                        term=t.term,
-                        rule_id=rule.id,
-                        citation=ctx.cite(rule.id),
-                    )
-                )
+            )
 
 
 # --------------------------------------------------------------------------- pass/fail

@@ -74,7 +74,11 @@ def build_catalog(directory: str | Path) -> tuple[Catalog, dict[str, Any]]:
 
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write JSON so that ``path`` holds either the old file or the whole new one."""
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` so that ``path`` holds either the old file or the whole new one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
