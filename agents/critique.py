@@ -191,6 +191,7 @@ def plan_risks(ctx: PlanCheck, intake: IntakeResult) -> list[Risk]:
     nt = s.next_term
     if nt is not None and nt.status == "clash":
         alt = f"; a clash-free set: {', '.join(nt.alternative)}" if nt.alternative else ""
+        alt += _below_full_time(ctx, nt.term, nt.alternative or [])
         risks.append(
             Risk(
                 kind="sections",
@@ -207,8 +208,37 @@ def plan_risks(ctx: PlanCheck, intake: IntakeResult) -> list[Risk]:
                 term=nt.term,
             )
         )
+    if nt is not None and nt.wish_conflicts:
+        # No plan as good (same graduation, no more units) kept the wish: say which course,
+        # meeting and wish, so the outcome is not a plain approval.
+        risks.append(
+            Risk(
+                kind="sections",
+                message=f"{label(nt.term)} sections break your time wishes: "
+                f"{'; '.join(nt.wish_conflicts)} - no equally good plan keeps them",
+                term=nt.term,
+            )
+        )
     risks += [Risk(kind="other", message=f"plan verifier: {d}") for d in s.verification]
     return risks
+
+
+def _below_full_time(ctx: PlanCheck, term: str, courses: list[str]) -> str:
+    """A note when a suggested course set for ``term`` is below the full-time minimum."""
+    if not courses:
+        return ""
+    units = sum(ctx.catalog.course(c).units for c in courses if c in ctx.catalog.course_by_code)
+    facts = ctx.term_facts(term, ctx.standings.get(term, ctx.profile.class_standing))
+    for rule in ctx.catalog.policies:
+        if rule.kind != "min_units_per_term":
+            continue
+        minimum, _why = ctx.threshold(rule, facts)
+        if minimum is not None and units < minimum:
+            return (
+                f" (that set carries {num(units)} {ctx.unit_name}, below the {num(minimum)} "
+                f"needed for full-time status under {rule.id})"
+            )
+    return ""
 
 
 def _consent(ctx: PlanCheck) -> list[Risk]:

@@ -27,6 +27,7 @@ Hierarchy::
           │    ├── CorruptCheckpointError     unreadable; moved aside, never overwritten
           │    ├── CheckpointVersionError     written by another schema version
           │    ├── FingerprintMismatchError   catalog or configuration changed since
+          │    ├── StaleResultError           finished under another catalog/configuration
           │    └── RequestChangedError        the request differs from the checkpointed one
           ├── LockHeldError             another runner is working the request
           ├── CheckpointMissingError    no checkpoint for the id
@@ -253,6 +254,22 @@ class FingerprintMismatchError(CheckpointError):
             f"request {request_id!r} was checkpointed with {what} {saved[:12]} but the "
             f"{what} is now {current[:12]}; resume with --force to continue against the "
             f"new {what}, or restore the old one",
+            path,
+        )
+
+
+class StaleResultError(CheckpointError):
+    """A finished request whose catalog or configuration fingerprint differs from the
+    current one, refused because stale results are not to be rerun (--no-rerun-stale)."""
+
+    def __init__(self, request_id: str, saved: str, current: str, path: Path) -> None:
+        self.request_id = request_id
+        self.saved = saved
+        self.current = current
+        super().__init__(
+            f"request {request_id!r} finished under {saved} but the current fingerprint is "
+            f"{current}; its outputs are stale - rerun without --no-rerun-stale (the old "
+            "outputs are kept as .prev), or restore the old catalog and configuration",
             path,
         )
 

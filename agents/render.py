@@ -21,6 +21,7 @@ from agents.artifacts import (
     ScheduledTerm,
 )
 from agents.catalog import term_label, unit_name
+from agents.render_parts import CSS, counter_intro, verdict
 
 OUTCOME_LABEL: dict[str, str] = {
     "approved": "Approved",
@@ -90,6 +91,7 @@ def _md_sections(nt: NextTermSections) -> list[str]:
             lines.append(f"| {_cell(s.course)} | {_cell(s.section)} | {_cell(meets)} |")
     lines += [""]
     lines += [f"- Clash: {_md(c)}" for c in nt.clashes]
+    lines += [f"- Time wish not kept: {_md(c)}" for c in nt.wish_conflicts]
     lines += [f"- No sections: {_md(c)}" for c in nt.unscheduled]
     if nt.alternative is not None:
         lines.append(f"- Alternative: {_md(', '.join(nt.alternative))}")
@@ -107,12 +109,28 @@ def _md_risk(r: Risk) -> str:
     return f"- **{_words(r.kind)}**{_md(_where(term_label(r.term), r.rule_id))}: {_md(r.message)}"
 
 
+def _md_counter(rec: Recommendation) -> list[str]:
+    """The counter-proposal and what blocks the target, each under its own heading."""
+    lines: list[str] = []
+    cp = rec.counter_proposal
+    if rec.target_blockers:
+        lines += ["## Why the target cannot be met", ""]
+        lines += [f"- {_md(b)}" for b in rec.target_blockers]
+        lines.append("")
+    if cp is not None:
+        lines += [f"## Counter-proposal: graduate in {term_label(cp.graduation_term)}", ""]
+        lines += [_md(counter_intro(rec)), ""]
+        for t in cp.terms:
+            lines += _md_term(t)
+    return lines
+
+
 def _md_round(r: NegotiationRound) -> list[str]:
     lines = [
         f"### Round {r.round}: {_words(r.resolution)}",
         "",
         f"- Proposal: {_md(r.proposal)}",
-        f"- Verdict: {_md(r.approval)}",
+        f"- Verdict: {_md(verdict(r))}",
     ]
     lines += [f"- Violation: {_md(v)}" for v in r.violations]
     lines += [
@@ -151,6 +169,7 @@ def to_markdown(rec: Recommendation) -> str:
         lines += ["## Plan", ""]
         for t in rec.plan:
             lines += _md_term(t)
+    lines += _md_counter(rec)
     if rec.next_term and rec.next_term.status != "not_needed":
         lines += _md_sections(rec.next_term)
     if rec.risks:
@@ -187,41 +206,6 @@ def e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
-CSS = """
-body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2430;margin:0;
-background:#f4f6f9}
-main,header{max-width:1100px;margin:0 auto;padding:16px 24px}
-header{background:#14325c;color:#fff;max-width:none;padding:20px max(24px,calc(50% - 526px))}
-header h1{margin:0 0 4px;font-size:24px}
-.meta{margin:2px 0;opacity:.9}
-.chip{display:inline-block;background:#2b4f80;border-radius:10px;padding:0 8px;margin-right:4px}
-.badge{display:inline-block;border-radius:12px;padding:2px 12px;font-weight:600;
-background:#6b7280;color:#fff}
-.badge.approved{background:#1a7f37}.badge.approved_with_risks{background:#b7791f}
-.badge.infeasible,.badge.unresolved_after_max_rounds{background:#b42318}
-.badge.needs_input{background:#6941c6}.badge.answered{background:#1d4ed8}
-section{background:#fff;border-radius:8px;padding:12px 20px;margin:16px 0;
-box-shadow:0 1px 2px rgba(0,0,0,.08)}
-h2{font-size:18px;margin:4px 0 10px}
-#semester-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(230px,1fr));gap:12px}
-.term{border:1px solid #d0d7e2;border-radius:8px;padding:8px 12px;background:#fbfcfe}
-.term h3{margin:0;font-size:15px}.term .units{color:#52607a;margin:0 0 6px}
-.term.away{background:repeating-linear-gradient(45deg,#f4f6f9,#f4f6f9 8px,#eceff4 8px,
-#eceff4 16px)}
-.term ul{margin:0;padding-left:18px}.code{font-family:ui-monospace,monospace;font-weight:600}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:4px 8px;
-border-bottom:1px solid #e3e8ef}
-.timeline{list-style:none;padding:0;margin:0;border-left:3px solid #c5d0e0}
-.round{margin:0 0 12px;padding:0 0 0 14px}.round h3{margin:0;font-size:15px}
-.violation{color:#b42318}.risk{margin:4px 0}tr.clash td{background:#fde8e7}
-.citation{margin:10px 0;border-left:4px solid #14325c;padding:4px 12px;background:#f7f9fc}
-.citation blockquote{margin:4px 0;white-space:pre-wrap}
-.citation figcaption{font-weight:600}
-.letter-text,.answer-text{white-space:pre-wrap;font-family:Georgia,serif}
-.empty{color:#6b7280}
-"""
-
-
 def _h_term(t: ScheduledTerm) -> str:
     if t.away:
         return (
@@ -253,6 +237,7 @@ def _h_sections(nt: NextTermSections | None) -> str:
     if rows:
         out += f"<table><tr><th>Course</th><th>Section</th><th>Meetings</th></tr>{rows}</table>"
     notes = [f"Clash: {c}" for c in nt.clashes] + [f"No sections: {c}" for c in nt.unscheduled]
+    notes += [f"Time wish not kept: {c}" for c in nt.wish_conflicts]
     if nt.alternative is not None:
         notes.append(f"Alternative: {', '.join(nt.alternative)}")
     return out + _h_list(notes, "note")
@@ -273,7 +258,7 @@ def _h_round(r: NegotiationRound) -> str:
         f'<li class="round" data-round="{r.round}" data-resolution="{e(r.resolution)}">'
         f"<h3>Round {r.round}: {e(_words(r.resolution))}</h3>"
         f'<p class="proposal">Proposal: {e(r.proposal)}</p>'
-        f'<p class="verdict">Verdict: {e(r.approval)}</p>'
+        f'<p class="verdict">Verdict: {e(verdict(r))}</p>'
         f"{_h_list(r.violations, 'violation')}{_h_list(changes, 'revision')}</li>"
     )
 
@@ -304,6 +289,33 @@ def _section(sid: str, title: str, body: str, empty: str = "None.") -> str:
 NL = "\n"
 
 
+def _no_plan(rec: Recommendation) -> str:
+    if rec.outcome == "infeasible":
+        more = "; see the counter-proposal below" if rec.counter_proposal else ""
+        return f"No plan meets the request as asked{more}."
+    return "No plan was needed." if rec.outcome == "answered" else "No plan has been made yet."
+
+
+def _h_counter(rec: Recommendation) -> str:
+    cp = rec.counter_proposal
+    out = ""
+    if rec.target_blockers:
+        out += _section(
+            "target-blockers",
+            "Why the target cannot be met",
+            _h_list(rec.target_blockers, "blocker"),
+        )
+    if cp is not None:
+        grid = "".join(_h_term(t) for t in cp.terms)
+        out += _section(
+            "counter-proposal",
+            f"Counter-proposal: graduate in {term_label(cp.graduation_term)}",
+            f'<p class="counter-intro">{e(counter_intro(rec))}</p>'
+            f'<div class="counter-grid">{grid}</div>',
+        )
+    return out
+
+
 def to_html(rec: Recommendation) -> str:
     """A self-contained HTML page; every text value is escaped."""
     chips = "".join(f'<span class="chip">{e(p)}</span>' for p in rec.programs)
@@ -331,8 +343,9 @@ def to_html(rec: Recommendation) -> str:
             "plan",
             "Semester plan",
             f'<div id="semester-grid">{grid}</div>' if grid else "",
-            "No plan was needed.",
+            _no_plan(rec),
         ),
+        _h_counter(rec),
         _section("next-term", "Next-term sections", _h_sections(rec.next_term)),
         _section(
             "negotiation",

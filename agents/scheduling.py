@@ -17,12 +17,11 @@ from agents.artifacts import (
     NextTermSections,
     RequirementsProposal,
     Schedule,
-    ScheduledCourse,
-    ScheduledTerm,
     SectionPick,
 )
 from agents.case import Case
 from agents.catalog import Term, unit_name
+from agents.counter_proposal import counter_proposal, scheduled_terms, target_blockers
 from agents.planner import (
     PlanConstraints,
     PlanResult,
@@ -85,14 +84,25 @@ def place(
         result = plan(tools.catalog, intake.student, programs, pc)
     choice = _sections(result, intake, tools)
     moved: list[str] = []
-    if choice is not None and choice.status == "clash":
+    clashed = choice is not None and choice.status == "clash"
+    if choice is not None and (clashed or choice.free_time_conflicts):
         result, choice, moved = _avoid_clash(result, choice, pc, cs, programs, intake, tools)
     schedule = _schedule(result, cs, round, intake, tools)
-    if moved:
+    if moved and clashed:
         schedule.reasons.append(
             f"{', '.join(moved)} moved out of {choice.term if choice else 'the next term'} "
             "because their sections clash with the rest of that term"
         )
+    elif moved:
+        # An equally good plan that keeps the time wishes is simply the plan: no risk.
+        log.info("scheduling.kept_time_wishes", request=intake.request_id, moved=moved)
+    if result.status == "infeasible" and result.earliest_feasible_term is not None:
+        # Not a bare "no": the plan for the earliest feasible term, and what blocks the target.
+        away = set(cs.terms_away) | set(intake.student.terms_away)
+        schedule.counter_proposal = counter_proposal(
+            tools.catalog, intake.student, programs, pc, result, away
+        )
+        schedule.target_blockers = target_blockers(tools.catalog, intake.student, programs, pc)
     if result.status != "infeasible":
         if choice is not None:
             schedule.next_term = _next_term(choice)
@@ -158,8 +168,9 @@ def _avoid_clash(
 ) -> tuple[PlanResult, SectionChoice, list[str]]:
     """Re-plan with the courses outside the clash-free alternative kept out of the clashing
     term, a few times over. A re-plan is kept only when it graduates no later and has fewer
-    clashes; courses the student pinned to the term are never moved (a clash between them
-    is reported instead)."""
+    clashes, or as many clashes and fewer broken time wishes at no more units (a free
+    elective swapped for one that keeps the wish); courses the student pinned to the term
+    are never moved (a clash between them is reported instead)."""
     assert intake.student is not None  # the intake stage always records it
     term = choice.term
     grad = Term.parse(result.graduation_term or term)
@@ -185,47 +196,35 @@ def _avoid_clash(
         if Term.parse(again.graduation_term) > grad:
             break
         again_choice = _sections(again, intake, tools)
-        if again_choice is None or len(again_choice.clashes) >= len(best_choice.clashes):
+        if again_choice is None or _cost(again_choice) >= _cost(best_choice):
             break
+        if len(again_choice.clashes) == len(best_choice.clashes) and (
+            again.units_planned > best.units_planned
+        ):
+            break  # a kept wish is not worth extra units
         best, best_choice = again, again_choice
         moved += [c for c in movable if c not in moved]
-        if again_choice.status != "clash":
+        if again_choice.status != "clash" and not again_choice.free_time_conflicts:
             break
     return best, best_choice, moved
+
+
+def _cost(choice: SectionChoice) -> tuple[int, int]:
+    """Clashes first, then broken time wishes."""
+    return len(choice.clashes), len(choice.free_time_conflicts)
 
 
 def _schedule(
     result: PlanResult, cs: ConstraintSet, round: int, intake: IntakeResult, tools: Toolbox
 ) -> Schedule:
-    catalog = tools.catalog
     assert intake.student is not None  # the intake stage always records it
     away = set(cs.terms_away) | set(intake.student.terms_away)
-    terms = []
-    for t in result.terms:
-        courses = [
-            ScheduledCourse(
-                course=code,
-                title=catalog.course(code).title,
-                units=catalog.course(code).units,
-                satisfies=result.requirement_of.get(code, ["free elective"]),
-            )
-            for code in t.courses
-        ]
-        terms.append(
-            ScheduledTerm(
-                term=t.term,
-                label=Term.parse(t.term).label(),
-                courses=courses,
-                units=t.units,
-                away=t.term in away and not t.courses,
-            )
-        )
     return Schedule(
         status="done",
         round=round,
         constraints=cs,
         solver_status=result.status,
-        terms=terms,
+        terms=scheduled_terms(result, tools.catalog, away),
         graduation_term=result.graduation_term,
         units_planned=result.units_planned,
         extra_units=result.extra_units,
@@ -248,7 +247,8 @@ def _next_term(choice: SectionChoice) -> NextTermSections:
         term=choice.term,
         status=choice.status,
         sections=picks,
-        clashes=[*choice.clashes, *choice.free_time_conflicts],
+        clashes=list(choice.clashes),
+        wish_conflicts=list(choice.free_time_conflicts),
         unscheduled=list(choice.unscheduled),
         alternative=choice.alternative,
     )

@@ -262,6 +262,8 @@ def synthesize(
         plan=list(schedule.terms),
         graduation_term=schedule.graduation_term,
         next_term=schedule.next_term,
+        counter_proposal=schedule.counter_proposal,
+        target_blockers=list(schedule.target_blockers),
         risks=risks,
         violations=list(violations),
         citations=dedupe_citations(citations),

@@ -192,7 +192,8 @@ def _run_checks(r: _Partial, run: ScenarioRun, tools: Toolbox, resolve: bool) ->
     r.defects_any = sum(len(x.verification) for x in ctx.schedules)
     if final is not None and ctx.intake is not None and ctx.proposal is not None:
         r.solver = final.solver_status
-        _plan_checks(r, final, ctx.intake, ctx.proposal, tools, resolve)
+        told = " ".join(k.message for k in rec.risks) if rec is not None else ""
+        _plan_checks(r, final, ctx.intake, ctx.proposal, tools, resolve, told)
 
 
 def _citation_errors(catalog: Catalog, cites: Sequence[CitationRef]) -> list[str]:
@@ -254,7 +255,10 @@ def _plan_checks(
     proposal: RequirementsProposal,
     tools: Toolbox,
     resolve: bool,
+    told: str = "",
 ) -> None:
+    """Verify the final plan; ``told`` is the text of the recommendation's risks: a broken
+    time wish is a defect unless a risk names the course."""
     if final.status != "done" or final.solver_status not in ("optimal", "feasible"):
         return
     if final.constraints is None or intake.student is None:
@@ -271,7 +275,8 @@ def _plan_checks(
     )
     nt, prefs = final.next_term, intake.constraints.time_preferences
     sections = None
-    if nt is not None and nt.status == "ok" and not nt.clashes:
+    # A clash-free choice ('ok') is checked whole, time wishes included.
+    if nt is not None and nt.status == "ok":
         sections = _Sections(
             term=nt.term,
             sections={p.course: p.section for p in nt.sections},
@@ -289,7 +294,11 @@ def _plan_checks(
         next_term=nt.term if nt is not None else None,
     )
     r.plan_checked = True
-    r.defects = [f"{d.kind} ({d.term or '-'}): {d.message}" for d in defects]
+    r.defects = [
+        f"{d.kind} ({d.term or '-'}): {d.message}"
+        for d in defects
+        if not (d.kind == "free_time" and d.course and d.course in told)
+    ]
     grad = final.graduation_term
     bound = lower_bound(tools.catalog, student, programs, pc)
     r.lower_bound = bound

@@ -1,10 +1,12 @@
 """The batch driver: run validated requests on N worker processes and summarize.
 
 Memory stays flat: the input is read one request at a time (``pipeline.batch_input``), at
-most ``2 * workers`` requests are in flight, per-request results are streamed to
-``batch-summary.jsonl`` and only counters, a duplicate-id map and a list of durations are
+most ``2 * workers`` requests are in flight, per-request results are streamed to this
+run's ``summaries/<run-id>.jsonl`` (merged into ``batch-summary.jsonl`` at the end, see
+``pipeline.summaries``) and only counters, a duplicate-id map and a list of durations are
 kept (``pipeline.results``). Rerunning the same command skips requests that are done with
-their outputs present and resumes the rest.
+their outputs present and the same fingerprints, reruns stale ones (``pipeline.stale``)
+and resumes the rest.
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from pipeline.batch_input import (
     RequestValidator,
 )
 from pipeline.jobs import Job, RunOptions, WorkerState, init_worker, peak_rss_mb, run_job
-from pipeline.results import BatchReport, JobResult, JobStatus, SummaryWriter
+from pipeline.results import BatchReport, JobResult, JobStatus
 from pipeline.runner import STOP_SIGNALS
+from pipeline.summaries import SummaryWriter
 
 log = structlog.get_logger(__name__)
 
@@ -44,7 +47,8 @@ def run_batch(
     report = BatchReport(workers=opts.workers)
     validator = RequestValidator()
     seen: dict[str, str] = {}
-    summary = SummaryWriter(opts.out_dir / "batch-summary.jsonl")
+    summary = SummaryWriter(opts.out_dir)
+    report.run_summary = summary.path
     bar = _Progress(total) if progress else None
 
     def emit(result: JobResult) -> None:

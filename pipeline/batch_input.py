@@ -19,7 +19,8 @@ from agents.artifacts import PlanRequest, artifact_schema
 from agents.catalog import json_path, schema_problems
 from agents.errors import RequestInputError, UnsafeRequestIdError
 from pipeline.context import State
-from pipeline.runner import outputs_present
+from pipeline.outputs import outputs_present
+from pipeline.stale import Fingerprints
 from pipeline.store import CheckpointStore, check_request_id
 
 
@@ -63,11 +64,24 @@ def _lines(f: BinaryIO) -> Iterator[InputItem]:
             yield InputItem(source=f"line {number}", error=f"not UTF-8 text ({exc.reason})")
 
 
-def resume_items(store: CheckpointStore, out_dir: Path) -> Iterator[InputItem]:
-    """Every checkpoint that is not finished (or whose outputs are missing)."""
+def resume_items(
+    store: CheckpointStore,
+    out_dir: Path,
+    current: Fingerprints | None = None,
+    *,
+    every: bool = False,
+) -> Iterator[InputItem]:
+    """Every checkpoint that is not finished, whose outputs are missing, or that is stale
+    (finished under other fingerprints than ``current``); with ``every``, all of them."""
     for rid in store.ids():
         summary = store.summary(rid)
-        if summary is None or summary.state is not State.done or not outputs_present(out_dir, rid):
+        if (
+            every
+            or summary is None
+            or summary.state is not State.done
+            or not outputs_present(out_dir, rid)
+            or (current is not None and current.differs(summary.fingerprints))
+        ):
             yield InputItem(source=f"checkpoint {rid}", resume_id=rid)
 
 

@@ -25,6 +25,7 @@ from pydantic import (
 
 from agents.artifacts import Outcome
 from pipeline.context import State
+from pipeline.stale import Fingerprints
 
 T = TypeVar("T")
 
@@ -63,8 +64,18 @@ class CheckpointSummary(BaseModel):
         default=None,
         description="The request as stored (plain JSON), compared with a rerun's request.",
     )
+    catalog_fingerprint: Lenient[str] = Field(
+        default=None, description="sha256 of the catalog the request ran under."
+    )
+    config_fingerprint: Lenient[str] = Field(
+        default=None, description="sha256 of the configuration the request ran under."
+    )
     llm_calls: int = Field(default=0, description="LLM calls in the checkpoint's ledger.")
     tokens: int = Field(default=0, description="Input plus output tokens of those calls.")
+
+    @property
+    def fingerprints(self) -> Fingerprints:
+        return Fingerprints(self.catalog_fingerprint, self.config_fingerprint)
 
     @model_validator(mode="before")
     @classmethod

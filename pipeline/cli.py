@@ -24,6 +24,7 @@ from agents.errors import (
     LockHeldError,
     RequestInputError,
     RunInterrupted,
+    StaleResultError,
 )
 from pipeline.cli_catalog import add_audit, add_catalog
 from pipeline.cli_common import (
@@ -69,7 +70,16 @@ def _engine_options(p: argparse.ArgumentParser, *, workers: bool = False) -> Non
     g.add_argument(
         "--force",
         action="store_true",
-        help="resume even though the catalog, configuration or request changed",
+        help="rerun finished requests from the start (previous outputs and checkpoint kept "
+        "as .prev); resume an unfinished checkpoint made with another catalog or "
+        "configuration; restart a request whose content changed under the same id",
+    )
+    g.add_argument(
+        "--no-rerun-stale",
+        dest="rerun_stale",
+        action="store_false",
+        help="refuse (status 'stale', exit 1) a request finished under another catalog or "
+        "configuration instead of rerunning it (default: rerun, keeping .prev outputs)",
     )
     g.add_argument(
         "--stages",
@@ -112,9 +122,11 @@ def add_batch(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         formatter_class=Formatter,
         description="Run a batch of requests: INPUT is a JSONL file (one request per line), "
         "a directory of\nJSON files, or '-' for JSON lines on stdin. Invalid lines are "
-        "reported and skipped; rerunning\nthe same command skips finished requests and "
-        "resumes the rest. Writes out/<id>.*, and\nout/batch-summary.jsonl (one line per "
-        "request), and prints a summary table.\n\nexamples:\n"
+        "reported and skipped; rerunning\nthe same command skips finished requests, reruns "
+        "stale ones (finished under another\ncatalog or configuration; old outputs kept as "
+        ".prev) and resumes the rest. Writes out/<id>.*, this run's\n"
+        "out/summaries/<run-id>.jsonl, the merged out/batch-summary.jsonl (latest line "
+        "per\nrequest), and prints a summary table.\n\nexamples:\n"
         "  advise batch demos/requests.jsonl --workers 2\n"
         "  cat more.jsonl | advise batch - --json\n\n" + _ENGINE_HELP,
     )
@@ -154,6 +166,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
         stages=args.stages,
         workers=getattr(args, "workers", 1),
         force=args.force,
+        rerun_stale=args.rerun_stale,
         console_level=("warning", "info", "debug")[min(args.verbose, 2)],
     )
 
@@ -187,6 +200,7 @@ def _single(args: argparse.Namespace, opts: RunOptions, request: PlanRequest) ->
             stages=stages,
             out_dir=opts.out_dir,
             stop=stop,
+            rerun_stale=opts.rerun_stale,
         )
     done = ctx.state is State.done
     last = ctx.errors[-1] if ctx.errors and ctx.state is State.failed else None
@@ -233,14 +247,24 @@ def _read_item(path: Path) -> InputItem:
         return InputItem(source=path.name, error=f"cannot read: {exc}")
 
 
+def _prepare(opts: RunOptions) -> RunOptions:
+    """Fail fast, in the parent, on a catalog, backend or stage set that cannot load; and
+    the fingerprints every request of the batch is checked against (stale or not)."""
+    from dataclasses import replace
+
+    from pipeline.machine import load_stages
+    from pipeline.runner import ToolboxFactory
+    from pipeline.stale import Fingerprints
+
+    factory = ToolboxFactory(catalog_path=opts.catalog, backend=opts.backend, model=opts.model)
+    config = factory.run_config(opts.settings, load_stages(opts.stages).name)
+    return replace(opts, current=Fingerprints(factory.catalog_fingerprint, config.fingerprint()))
+
+
 def _batch(args: argparse.Namespace, opts: RunOptions, items: Any, total: int | None) -> int:
     from pipeline.batch import run_batch
-    from pipeline.machine import load_stages
-    from pipeline.runner import GracefulStop, ToolboxFactory
+    from pipeline.runner import GracefulStop
 
-    # Fail fast, in the parent, on a catalog, backend or stage set that cannot load.
-    ToolboxFactory(catalog_path=opts.catalog, backend=opts.backend, model=opts.model)
-    load_stages(opts.stages)
     with GracefulStop().installed(restore=False) as stop:
         report = run_batch(items, opts, stop=stop, total=total, progress=sys.stderr.isatty())
     if args.json:
@@ -255,7 +279,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
     opts = _options(args)
     items, total = input_items(args.input)
-    opts = _start_logs(opts, args.log_dir, "batch", None)
+    opts = _prepare(_start_logs(opts, args.log_dir, "batch", None))
     return _batch(args, opts, items, total)
 
 
@@ -268,8 +292,9 @@ def _cmd_resume(args: argparse.Namespace) -> int:
     opts = _options(args)
     store = CheckpointStore(opts.state_dir)
     if args.all:
-        opts = _start_logs(opts, args.log_dir, "resume", None)
-        return _batch(args, opts, resume_items(store, opts.out_dir), None)
+        opts = _prepare(_start_logs(opts, args.log_dir, "resume", None))
+        items = resume_items(store, opts.out_dir, opts.current, every=opts.force)
+        return _batch(args, opts, items, None)
     ctx = store.load(args.id)
     if ctx is None:
         raise CheckpointMissingError(args.id, opts.state_dir)
@@ -294,10 +319,16 @@ def _print_report(report: BatchReport, opts: RunOptions) -> None:
     table.add_row("ms per request p50", f"{percentile(report.durations_ms, 50):.1f}")
     table.add_row("ms per request p95", f"{percentile(report.durations_ms, 95):.1f}")
     out.print(table)
-    for title, lines in (("failed", report.failures), ("invalid", report.invalid)):
+    if report.count("rerun_stale") and opts.current is not None:
+        out.print(f"rerun_stale: finished under another catalog or configuration than the "
+                  f"current {opts.current.short()}; rerun, previous outputs kept as .prev",
+                  markup=False, highlight=False)  # fmt: skip
+    listed = (("failed", report.failures), ("invalid", report.invalid), ("stale", report.stale))
+    for title, lines in listed:
         for line in lines:
             out.print(f"{title}: {line}", markup=False, highlight=False)
-    out.print(f"summary: {opts.out_dir / 'batch-summary.jsonl'}", highlight=False)
+    out.print(f"summary: {opts.out_dir / 'batch-summary.jsonl'} (this run: "
+              f"{report.run_summary})", highlight=False)  # fmt: skip
 
 
 # Subcommand registrars, in the order --help lists them.
@@ -340,7 +371,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         note = str(exc) or "checkpoints are saved; rerun the command or 'advise resume --all'"
         print(f"interrupted: {note}", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except (LockHeldError, CorruptCheckpointError) as exc:
+    except (LockHeldError, CorruptCheckpointError, StaleResultError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except AdvisingError as exc:

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 # The state listed for a checkpoint that is unreadable or holds no known state: a label
 # of the listing, not a machine state.
 UNREADABLE = "unreadable"
+# The state listed for a finished checkpoint whose catalog or configuration fingerprint is
+# not the one the current options give (see pipeline.stale): a label, not a machine state.
+STALE = "stale"
 
 
 def add_status(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -25,12 +28,22 @@ def add_status(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "status",
         help="checkpoints counted by state, and a table of ids",
         formatter_class=Formatter,
-        description="List checkpoints: counts by state, then one row per request.\n\n"
+        description="List checkpoints: counts by state, then one row per request. A finished "
+        "request made\nunder another catalog or configuration than the one given here is "
+        "listed as 'stale'.\n\n"
         "examples:\n  advise status\n  advise status --state failed\n  advise status --json",
     )
     p.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
     p.add_argument("--state", dest="only", help="list only requests in this state")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    g = p.add_argument_group(
+        "current configuration (a finished request made under another is listed as 'stale')"
+    )
+    g.add_argument("--catalog", help="catalog JSON file (default: the bundled sample)")
+    g.add_argument("--backend", choices=("offline", "gemini"), default="offline")
+    g.add_argument("--model", help="LLM model name (gemini backend)")
+    g.add_argument("--max-rounds", type=int, default=3, help="negotiation rounds (default: 3)")
+    g.add_argument("--stages", default="real", help="stage set (default: real)")
     p.set_defaults(handler=_cmd_status)
 
 
@@ -64,15 +77,27 @@ def add_diagram(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
 def _cmd_status(args: argparse.Namespace) -> int:
     from rich.table import Table
 
+    from agents.toolbox import Settings
     from pipeline.checkpoint_summary import CheckpointSummary
+    from pipeline.context import State
+    from pipeline.stale import current_fingerprints
     from pipeline.store import CheckpointStore
 
     store = CheckpointStore(Path(args.state_dir))
+    current = current_fingerprints(
+        catalog=args.catalog,
+        backend=args.backend,
+        model=args.model,
+        settings=Settings(max_rounds=args.max_rounds),
+        stages=args.stages,
+    )
     counts: dict[str, int] = {}
     rows: list[dict[str, Any]] = []
     for rid in store.ids():
         summary = store.summary(rid) or CheckpointSummary(request_id=rid)
         state = summary.state.value if summary.state is not None else UNREADABLE
+        if summary.state is State.done and summary.fingerprints.differs(current):
+            state = STALE
         counts[state] = counts.get(state, 0) + 1
         if args.only and state != args.only:
             continue
@@ -88,6 +113,10 @@ def _cmd_status(args: argparse.Namespace) -> int:
         table.add_row(*(str(row[k] or "") for k in row))
     if rows:
         out.print(table)
+    if counts.get(STALE):
+        out.print(f"stale: finished under another catalog or configuration than the current "
+                  f"{current.short()}; 'advise batch' or 'advise resume --all' reruns them "
+                  "(previous outputs kept as .prev)", markup=False, highlight=False)  # fmt: skip
     return EXIT_OK
 
 

@@ -9,7 +9,7 @@ import os
 import resource
 import signal
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import structlog
@@ -20,19 +20,16 @@ from agents.errors import (
     CheckpointMissingError,
     LockHeldError,
     RunInterrupted,
+    StaleResultError,
 )
 from agents.toolbox import Settings
 from pipeline.checkpoint_summary import CheckpointSummary
 from pipeline.context import State
 from pipeline.machine import StageSet, load_stages
+from pipeline.outputs import outputs_present
 from pipeline.results import JobResult
-from pipeline.runner import (
-    STOP_SIGNALS,
-    StopFlag,
-    ToolboxFactory,
-    outputs_present,
-    run_request,
-)
+from pipeline.runner import STOP_SIGNALS, StopFlag, ToolboxFactory, run_request
+from pipeline.stale import Fingerprints
 from pipeline.store import CheckpointStore
 
 log = structlog.get_logger(__name__)
@@ -54,6 +51,8 @@ class RunOptions:
     stages: str = "real"
     workers: int = 1
     force: bool = False
+    rerun_stale: bool = True
+    current: Fingerprints | None = None  # of the catalog and configuration; None: computed
     console_level: str = "warning"
     log_path: Path | None = None
 
@@ -107,17 +106,30 @@ class WorkerState:
             gc.freeze()
         return self._factory, self._stages
 
-    def _skippable(self, request: PlanRequest) -> CheckpointSummary | None:
-        """The checkpoint, read fast, if the request is done with its outputs present."""
+    def _current(self) -> Fingerprints:
+        if self.opts.current is None:
+            factory, stages = self._tools()
+            config = factory.run_config(self.opts.settings, stages.name)
+            self.opts = replace(self.opts, current=Fingerprints(factory.catalog_fingerprint,
+                                                                config.fingerprint()))  # fmt: skip
+        assert self.opts.current is not None
+        return self.opts.current
+
+    def _check(self, request: PlanRequest) -> tuple[CheckpointSummary | None, bool]:
+        """(the checkpoint, read fast, if the request can be skipped: done, outputs present,
+        same fingerprints, not forced; whether it is stale: done under other fingerprints)."""
         summary = self.store.summary(request.request_id)
         if (
             summary is None
             or summary.state is not State.done
-            or not outputs_present(self.opts.out_dir, request.request_id)
             or summary.request != request.model_dump(mode="json")
         ):
-            return None
-        return summary
+            return None, False
+        if summary.fingerprints.differs(self._current()):
+            return None, True
+        if self.opts.force or not outputs_present(self.opts.out_dir, request.request_id):
+            return None, False
+        return summary, False
 
     def process(self, job: Job) -> JobResult:
         """Run one job; never raises for a request's own problems (they go in the result)."""
@@ -133,7 +145,7 @@ class WorkerState:
             else:
                 request = PlanRequest.model_validate_json(job.request_json or "")
             rid = request.request_id
-            summary = self._skippable(request)
+            summary, stale = self._check(request)
             if summary is not None:
                 return JobResult.skipped(summary, source=job.source)
             if self._factory is None:  # one-time setup is not any request's time
@@ -150,8 +162,13 @@ class WorkerState:
                 stages=stages,
                 out_dir=self.opts.out_dir,
                 stop=self.stop,
+                rerun_stale=self.opts.rerun_stale,
             )
             result = JobResult.finished(ctx, source=job.source)
+            if stale and result.status == "done" and not self.opts.force:
+                result.status = "rerun_stale"
+        except StaleResultError as exc:
+            result = JobResult(id=rid, source=job.source, status="stale", error=str(exc))
         except LockHeldError as exc:
             result = JobResult(id=rid, source=job.source, status="locked", error=str(exc))
         except RunInterrupted as exc:

@@ -1,17 +1,19 @@
-"""What a batch reports: one ``JobResult`` per request, streamed to
-``<out_dir>/batch-summary.jsonl`` by ``SummaryWriter`` and counted into a ``BatchReport``.
+"""What a batch reports: one ``JobResult`` per request, streamed to the run's
+``<out_dir>/summaries/<run-id>.jsonl`` by ``pipeline.summaries.SummaryWriter`` and
+counted into a ``BatchReport``.
 
 A job's status is not a machine state: a request is also ``skipped`` (done on an earlier
-run), ``invalid`` (rejected before running), ``locked`` (another runner holds it) or
-``interrupted`` (stopped at a stage boundary, resumable).
+run, same fingerprints), ``rerun_stale`` (done on an earlier run under another catalog or
+configuration, so run again; the previous outputs are kept as ``.prev``), ``stale`` (the
+same, refused by ``--no-rerun-stale``), ``invalid`` (rejected before running), ``locked``
+(another runner holds it) or ``interrupted`` (stopped at a stage boundary, resumable).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal, TextIO
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -20,7 +22,9 @@ from agents.errors import ExitCode
 from pipeline.checkpoint_summary import CheckpointSummary
 from pipeline.context import State, WorkflowContext
 
-JobStatus = Literal["done", "skipped", "failed", "invalid", "locked", "interrupted"]
+JobStatus = Literal[
+    "done", "rerun_stale", "skipped", "stale", "failed", "invalid", "locked", "interrupted"
+]
 MAX_LISTED = 10  # failures and invalid requests listed in the printed table
 
 
@@ -92,23 +96,6 @@ SUMMARY_FIELDS: Final = ("id", "source", "status", "state", "outcome", "rounds",
                          "tokens", "ms", "error")  # fmt: skip
 
 
-class SummaryWriter:
-    """``<out_dir>/batch-summary.jsonl``, one line per request as it finishes."""
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._f: TextIO = path.open("w", encoding="utf-8")
-
-    def write(self, result: JobResult) -> None:
-        # json.dumps, not model_dump_json: the file keeps its ", " and ": " separators.
-        line = result.model_dump(mode="json", include=set(SUMMARY_FIELDS))
-        self._f.write(json.dumps(line) + "\n")
-        self._f.flush()
-
-    def close(self) -> None:
-        self._f.close()
-
-
 @dataclass
 class BatchReport:
     """Counters and timings of one batch run (no per-request objects are kept)."""
@@ -117,6 +104,7 @@ class BatchReport:
     outcomes: dict[str, int] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)  # refused stale requests
     llm_calls: int = 0
     tokens: int = 0
     durations_ms: list[float] = field(default_factory=list)
@@ -129,6 +117,7 @@ class BatchReport:
     peak_rss_mb_worker: float = 0.0
     workers: int = 1
     stopped: bool = False  # a stop was requested: requests after it were not started
+    run_summary: Path | None = None  # this run's summary file (out/summaries/<run-id>.jsonl)
 
     @property
     def requests(self) -> int:
@@ -141,7 +130,7 @@ class BatchReport:
     def exit_code(self) -> ExitCode:
         if self.stopped or self.count("interrupted"):
             return ExitCode.INTERRUPTED
-        if self.count("failed") or self.count("invalid") or self.count("locked"):
+        if any(self.count(s) for s in ("failed", "invalid", "locked", "stale")):
             return ExitCode.FAILED
         return ExitCode.OK
 
@@ -153,6 +142,8 @@ class BatchReport:
         where = f"{result.id or '?'} ({result.source}): {result.error}"
         if status == "invalid" and len(self.invalid) < MAX_LISTED:
             self.invalid.append(where)
+        elif status == "stale" and len(self.stale) < MAX_LISTED:
+            self.stale.append(where)
         elif status in ("failed", "locked") and len(self.failures) < MAX_LISTED:
             self.failures.append(where)
         self.llm_calls += result.llm_calls or 0
@@ -184,6 +175,7 @@ class BatchReport:
             "exit_code": int(self.exit_code),
             "failures": self.failures,
             "invalid": self.invalid,
+            "stale": self.stale,
         }
 
 

@@ -32,9 +32,9 @@ from agents.artifacts import PlanRequest
 from agents.catalog import use_catalog
 from agents.errors import (
     FingerprintMismatchError,
-    MachineDefinitionError,
     RequestChangedError,
     RunInterrupted,
+    StaleResultError,
 )
 from agents.llm import LLMBackend, LLMCall, LLMLedger
 from agents.toolbox import Settings, Toolbox
@@ -49,11 +49,11 @@ from pipeline.context import (
     utc_now,
 )
 from pipeline.machine import MACHINE, Run, StageSet, fire, real_stages, run_stage
+from pipeline.outputs import keep_previous, outputs_present, render_outputs
+from pipeline.stale import Fingerprints
 from pipeline.store import CheckpointStore, atomic_write_many, check_request_id
 
 log = structlog.get_logger(__name__)
-
-OUTPUT_SUFFIXES = (".json", ".md", ".html")
 
 
 class StopFlag(Protocol):
@@ -181,24 +181,6 @@ class SavingLedger(LLMLedger):
             self._store.flush()  # a paid reply must be on disk before the stage goes on
 
 
-def outputs_present(out_dir: Path, request_id: str) -> bool:
-    return all((out_dir / f"{request_id}{suffix}").is_file() for suffix in OUTPUT_SUFFIXES)
-
-
-def render_outputs(ctx: WorkflowContext, stages: StageSet, out_dir: Path) -> dict[Path, bytes]:
-    """The recommendation as JSON, Markdown and HTML, by output file."""
-    rec = ctx.recommendation
-    if rec is None:
-        raise MachineDefinitionError(
-            "done", f"was reached by {ctx.request_id!r} without a recommendation"
-        )
-    renders = (stages.render.to_json, stages.render.to_markdown, stages.render.to_html)
-    return {
-        out_dir / f"{ctx.request_id}{suffix}": render(rec).encode("utf-8")
-        for suffix, render in zip(OUTPUT_SUFFIXES, renders, strict=True)
-    }
-
-
 def _traceback_summary(exc: BaseException, limit: int = 6) -> list[str]:
     frames = traceback.extract_tb(exc.__traceback__)[-limit:]
     return [f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in frames]
@@ -208,30 +190,42 @@ def _check_resume(
     ctx: WorkflowContext,
     request: PlanRequest,
     *,
-    catalog_fp: str,
+    current: Fingerprints,
     config: RunConfig,
     force: bool,
+    rerun_stale: bool,
     path: Path,
 ) -> WorkflowContext | None:
-    """The context to continue, or None to start again (a changed request, forced)."""
+    """The context to continue, or None to start again (forced, changed request, stale)."""
+    rid = ctx.request_id
     if ctx.request != request:
         if not force:
             raise RequestChangedError(request.request_id, path)
-        log.warning("resume.request_changed", request_id=request.request_id, action="restart")
+        log.warning("resume.request_changed", request_id=rid, action="restart")
         return None
+    saved = Fingerprints(ctx.catalog_fingerprint, ctx.config_fingerprint)
     if ctx.state is State.done:
-        return ctx  # finished work stands; fingerprints only guard work still to do
+        if force:
+            log.warning("rerun.forced", request_id=rid, action="restart, previous kept as .prev")
+            return None
+        if not saved.differs(current):
+            return ctx
+        if not rerun_stale:
+            raise StaleResultError(rid, saved.short(), current.short(), path)
+        log.warning("request.stale", request_id=rid, saved=saved.short(), current=current.short(),
+                    action="rerun from the start, previous outputs kept as .prev")  # fmt: skip
+        return None
     checks = (
-        ("catalog", ctx.catalog_fingerprint, catalog_fp),
+        ("catalog", ctx.catalog_fingerprint, current.catalog or ""),
         ("configuration", ctx.config_fingerprint, config.fingerprint()),
     )
-    for what, saved, current in checks:
-        if saved == current:
+    for what, old, new in checks:
+        if old == new:
             continue
         if not force:
-            raise FingerprintMismatchError(ctx.request_id, what, saved, current, path)
-        log.warning("resume.forced", request_id=ctx.request_id, what=what, saved=saved[:12])
-    ctx.catalog_fingerprint = catalog_fp
+            raise FingerprintMismatchError(rid, what, old, new, path)
+        log.warning("resume.forced", request_id=rid, what=what, saved=old[:12])
+    ctx.catalog_fingerprint = current.catalog or ""
     ctx.config_fingerprint = config.fingerprint()
     ctx.config = config
     return ctx
@@ -247,17 +241,22 @@ def run_request(
     stages: StageSet | None = None,
     out_dir: Path | None = Path("out"),
     stop: StopFlag | None = None,
+    rerun_stale: bool = True,
 ) -> WorkflowContext:
     """Run ``request`` to ``done`` or ``failed``, resuming its checkpoint if there is one.
 
-    Raises LockHeldError, FingerprintMismatchError, RequestChangedError, a CheckpointError,
-    or RunInterrupted (checkpoint saved, resumable)."""
+    ``force`` reruns a finished request from the start; a stale finished request (another
+    catalog or configuration fingerprint) is rerun unless ``rerun_stale`` is False. Both
+    keep the previous checkpoint and outputs as ``.prev`` (``pipeline.stale``).
+
+    Raises LockHeldError, FingerprintMismatchError, RequestChangedError, StaleResultError,
+    a CheckpointError, or RunInterrupted (checkpoint saved, resumable)."""
     rid = check_request_id(request.request_id)
     stages = stages or real_stages()
     with store.lock(rid), use_catalog(toolbox_factory.catalog):
         try:
             return _run_locked(request, rid, store, toolbox_factory, settings, force, stages,
-                               out_dir, stop)  # fmt: skip
+                               out_dir, stop, rerun_stale)  # fmt: skip
         finally:
             store.flush()  # before the lock goes: the next holder must see every save
 
@@ -272,19 +271,17 @@ def _run_locked(
     stages: StageSet,
     out_dir: Path | None,
     stop: StopFlag | None,
+    rerun_stale: bool,
 ) -> WorkflowContext:
     config = toolbox_factory.run_config(settings, stages.name)
+    current = Fingerprints(toolbox_factory.catalog_fingerprint, config.fingerprint())
     saved = store.load(rid)
     ctx = saved
     if saved is not None:
-        ctx = _check_resume(
-            saved,
-            request,
-            catalog_fp=toolbox_factory.catalog_fingerprint,
-            config=config,
-            force=force,
-            path=store.path(rid),
-        )
+        ctx = _check_resume(saved, request, current=current, config=config, force=force,
+                            rerun_stale=rerun_stale, path=store.path(rid))  # fmt: skip
+        if ctx is None and saved.state is State.done:
+            keep_previous(store.path(rid), out_dir, rid)
     if ctx is None:
         # Not saved yet: until intake is checkpointed there is nothing worth resuming.
         ctx = new_context(

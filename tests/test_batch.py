@@ -102,6 +102,7 @@ def test_invalid_and_duplicate_requests_are_recorded_and_the_rest_go_on(h: Harne
         "r3.html",
         "r3.json",
         "r3.md",
+        "summaries",
     ]
 
 

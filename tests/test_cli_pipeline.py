@@ -115,14 +115,14 @@ def test_status_show_and_resume(ws: Path, capsys: pytest.CaptureFixture[str]) ->
     main(["batch", "in.jsonl", *ENGINE, "--json"])
     capsys.readouterr()
 
-    assert main(["status", "--json"]) == 0
+    assert main(["status", "--json", *ENGINE]) == 0
     status = json.loads(capsys.readouterr().out)
     assert status["counts"] == {"done": 1, "failed": 1}
     assert [(r["id"], r["state"], r["failed_stage"]) for r in status["requests"]] == [
         ("s1", "done", None),
         ("s2", "failed", "critique"),
     ]
-    assert main(["status"]) == 0
+    assert main(["status", *ENGINE]) == 0
     assert capsys.readouterr().out.startswith("2 checkpoint(s) in state: done 1, failed 1\n")
 
     assert main(["show", "s1"]) == 0

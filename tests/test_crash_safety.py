@@ -120,7 +120,8 @@ def _reference(tmp: Path, inputs: Path) -> Path:
 
 
 def _outputs(directory: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in directory.iterdir() if p.name != "batch-summary.jsonl"}
+    skip = {"batch-summary.jsonl", "summaries"}  # per-run summaries differ run to run
+    return {p.name: p.read_bytes() for p in directory.iterdir() if p.name not in skip}
 
 
 def _committed(state_dir: Path) -> dict[str, Any]:

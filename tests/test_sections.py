@@ -115,7 +115,9 @@ def test_unavoidable_free_day_is_reported_with_an_alternative() -> None:
             "15-112": [meet("MWF", "09:00", "09:50")],
             "67-272": [meet("TR", "13:30", "14:50")],
         },
-        free_time_conflicts=["15-112 A: meets on F, a day to keep free"],
+        free_time_conflicts=[
+            "15-112 A (MWF 09:00-09:50): meets on F, a day you asked to keep free"
+        ],
         alternative=["67-272"],
         free_days=["F"],
     )

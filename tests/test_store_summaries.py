@@ -37,6 +37,8 @@ def test_summary_reads_the_listed_fields_of_a_checkpoint(tmp_path: Path) -> None
         round=2,
         updated_at=ctx.updated_at,
         request=ctx.request.model_dump(mode="json"),
+        catalog_fingerprint=ctx.catalog_fingerprint,
+        config_fingerprint=ctx.config_fingerprint,
         llm_calls=2,
         tokens=18,
     )

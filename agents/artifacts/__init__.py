@@ -43,6 +43,7 @@ from agents.artifacts.recommendation import Recommendation
 from agents.artifacts.request import PlanRequest, TimePreferences
 from agents.artifacts.schedule import (
     ConstraintSet,
+    CounterProposal,
     NextTermSections,
     Schedule,
     ScheduledCourse,
@@ -86,6 +87,7 @@ __all__ = [
     "CitationRef",
     "ConstraintChange",
     "ConstraintSet",
+    "CounterProposal",
     "Critique",
     "Goals",
     "IntakeResult",

@@ -21,6 +21,7 @@ from agents.artifacts.intake import (
     OpenQuestion,
 )
 from agents.artifacts.schedule import (
+    CounterProposal,
     NextTermSections,
     ScheduledTerm,
 )
@@ -39,6 +40,16 @@ class Recommendation(Artifact):
     plan: list[ScheduledTerm] = Field(default_factory=list, description="The final plan.")
     graduation_term: str | None = Field(default=None, description="Planned graduation.")
     next_term: NextTermSections | None = Field(default=None, description="Next-term sections.")
+    counter_proposal: CounterProposal | None = Field(
+        default=None,
+        description="When the target is infeasible: the verified plan for the earliest "
+        "feasible term, offered instead.",
+    )
+    target_blockers: list[str] = Field(
+        default_factory=list,
+        description="When the target is infeasible: which program (alone) or combination "
+        "makes it impossible.",
+    )
     risks: list[Risk] = Field(default_factory=list, description="Remaining risks.")
     violations: list[Violation] = Field(
         default_factory=list, description="Violations left unresolved (none when approved)."

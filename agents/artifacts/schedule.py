@@ -51,9 +51,30 @@ class NextTermSections(Artifact):
     clashes: list[str] = Field(
         default_factory=list, description="Clashing pairs, named with their times."
     )
+    wish_conflicts: list[str] = Field(
+        default_factory=list,
+        description="Chosen meetings that break the student's day or time wishes, each naming "
+        "the course, section, meeting and wish (no plan as good avoided them).",
+    )
     unscheduled: list[str] = Field(default_factory=list, description="Courses without sections.")
     alternative: list[str] | None = Field(
         default=None, description="Best alternative course set when the plan's set clashes."
+    )
+
+
+class CounterProposal(Artifact):
+    """The plan offered instead when the requested target term cannot be met: the same
+    programs and wishes, with the target moved to the earliest feasible term."""
+
+    target_term: str = Field(description="The term the student asked to graduate by.")
+    graduation_term: str = Field(description="The earliest feasible graduation it plans.")
+    terms: list[ScheduledTerm] = Field(default_factory=list, description="The plan.")
+    units_planned: float = Field(default=0, description="Units the plan adds.")
+    solver_status: Literal["optimal", "feasible"] = Field(
+        description="What the solver proved about the counter-proposal."
+    )
+    verification: list[str] = Field(
+        default_factory=list, description="Defects the independent verifier found (none)."
     )
 
 
@@ -79,6 +100,16 @@ class Schedule(Artifact):
     )
     next_term: NextTermSections | None = Field(
         default=None, description="Sections for the first planned term."
+    )
+    counter_proposal: CounterProposal | None = Field(
+        default=None,
+        description="When the target is infeasible: the verified plan for the earliest "
+        "feasible term.",
+    )
+    target_blockers: list[str] = Field(
+        default_factory=list,
+        description="When the target is infeasible: each program that cannot finish by it "
+        "even alone (with its own earliest term), or that only the combination cannot.",
     )
     verification: list[str] = Field(
         default_factory=list, description="Defects the independent verifier found (none)."

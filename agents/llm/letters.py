@@ -110,8 +110,9 @@ def _round_text(rnd: NegotiationRound, headings: dict[str, str]) -> str:
 
 def _negotiation_paragraph(draft: Recommendation) -> str | None:
     rounds = draft.negotiation
-    # A single approved round changed nothing, so there is nothing to explain.
-    if not rounds or (len(rounds) == 1 and rounds[0].resolution == "approved"):
+    # A single approved round changed nothing, and a single infeasible one only repeats the
+    # summary, so there is nothing to explain.
+    if not rounds or (len(rounds) == 1 and rounds[0].resolution in ("approved", "infeasible")):
         return None
     headings = {c.rule_id: c.heading for c in draft.citations if c.rule_id}
     return "How we got here: " + " ".join(_round_text(r, headings) for r in rounds)
@@ -137,6 +138,39 @@ def _section(title: str, lines: Iterable[str]) -> str | None:
     return f"{title}\n" + "\n".join(body) if body else None
 
 
+def _counter_paragraphs(draft: Recommendation) -> list[str | None]:
+    """What blocks the target and the counter-proposal, each said once."""
+    out: list[str | None] = []
+    if draft.target_blockers:
+        out.append(" ".join(_sentence(b) for b in draft.target_blockers))
+    cp = draft.counter_proposal
+    if cp is not None:
+        checked = (
+            "has been checked against every prerequisite, offering and unit limit"
+            if not cp.verification
+            else "still has problems an advisor will review with you"
+        )
+        out.append(
+            f"Our counter-proposal: graduate in {term_label(cp.graduation_term)} instead. "
+            f"This plan {checked}; term by term, with titles for your next term:\n"
+            f"{_plan_lines(cp.terms)}"
+        )
+    return out
+
+
+def _said(risk: Risk, draft: Recommendation) -> bool:
+    """A risk the summary or the counter-proposal already states (an infeasible request's
+    binding reason and its earliest feasible term), so the letter does not repeat it."""
+    if draft.outcome != "infeasible":
+        return False
+    message = risk.message.strip().rstrip(".").lower()
+    if message and message in draft.summary.lower():
+        return True
+    return "earliest feasible graduation is" in message and (
+        draft.counter_proposal is not None or "earliest feasible" in draft.summary.lower()
+    )
+
+
 def template_letter(draft: Recommendation) -> str:
     """A plain-text letter built from the draft alone; deterministic."""
     first = draft.student_name.split()[0] if draft.student_name.split() else "student"
@@ -154,9 +188,10 @@ def template_letter(draft: Recommendation) -> str:
             f"{_plan_intro(draft)} Term by term, with titles for your next term:\n"
             f"{_plan_lines(draft.plan)}"
         )
+    parts += _counter_paragraphs(draft)
     parts.append(_negotiation_paragraph(draft))
     approvals = [r for r in draft.risks if r.kind == "approval_needed"]
-    others = [r for r in draft.risks if r.kind != "approval_needed"]
+    others = [r for r in draft.risks if r.kind != "approval_needed" and not _said(r, draft)]
     parts.append(_section("Approvals to seek:", (_risk_line(r) for r in approvals)))
     parts.append(_section("Things to keep in mind:", (_risk_line(r) for r in others)))
     if draft.violations:

@@ -126,11 +126,11 @@ def free_time_problems(
     for m in meetings:
         bad = "".join(ch for ch in m.days if ch in free_days)
         if bad:
-            out.append(f"meets on {bad}, a day to keep free")
+            out.append(f"meets on {bad}, a day you asked to keep free")
         if not_before is not None and m.start < not_before:
-            out.append(f"starts at {m.start}, before {not_before}")
+            out.append(f"starts at {m.start}, before the {not_before} you asked for")
         if not_after is not None and m.end > not_after:
-            out.append(f"ends at {m.end}, after {not_after}")
+            out.append(f"ends at {m.end}, after the {not_after} you asked for")
     return out
 
 
@@ -251,10 +251,12 @@ def select_sections(
                 f"{c} {sa.id} ({describe(sa.meetings)}) clashes with "
                 f"{d} {sb.id} ({describe(sb.meetings)})"
             )
+    # Each conflict names the course, the section, the meeting and the wish it breaks.
     conflicts = [
-        f"{c} {offered[c][k].id}: {p}"
+        f"{c} {offered[c][k].id} ({describe([mt])}): {p}"
         for c, k in chosen.items()
-        for p in free_time_problems(offered[c][k].meetings, days, not_before, not_after)
+        for mt in offered[c][k].meetings
+        for p in free_time_problems([mt], days, not_before, not_after)
     ]
     status: Literal["ok", "clash", "no_sections"] = (
         "clash" if clashes else "no_sections" if unscheduled else "ok"

@@ -1,0 +1,101 @@
+"""Batch summaries that never lose earlier work.
+
+Each batch run (``advise batch``, ``advise resume --all``) streams its lines to a file of
+its own, ``<out_dir>/summaries/<run-id>.jsonl`` (run-id: UTC timestamp + a short random
+part, so names sort by start time and two runs never share one). When a run ends,
+``<out_dir>/batch-summary.jsonl`` is rewritten atomically from every per-run file: one
+line per request id, the latest run's line winning (a rejected input line is kept beside
+it, keyed by its id and source), in the order the requests first appeared. A run that was
+killed leaves its per-run file behind, and the next merge picks it up.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import secrets
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from pipeline.results import SUMMARY_FIELDS, JobResult
+from pipeline.store import atomic_write
+
+MERGED_NAME = "batch-summary.jsonl"
+RUNS_DIR = "summaries"
+
+
+def new_run_id() -> str:
+    """``20261123T151804123456Z-1a2b3c``: sortable by start time, unique per run."""
+    return f"{datetime.now(UTC):%Y%m%dT%H%M%S%fZ}-{secrets.token_hex(3)}"
+
+
+class SummaryWriter:
+    """This run's ``summaries/<run-id>.jsonl``, one line per request as it finishes;
+    ``close`` merges every run's lines into ``batch-summary.jsonl``."""
+
+    def __init__(self, out_dir: Path, run_id: str | None = None) -> None:
+        self.out_dir = out_dir
+        self.run_id = run_id or new_run_id()
+        self.path = out_dir / RUNS_DIR / f"{self.run_id}.jsonl"
+        _adopt_legacy(out_dir)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._f: TextIO = self.path.open("x", encoding="utf-8")
+
+    def write(self, result: JobResult) -> None:
+        # json.dumps, not model_dump_json: the file keeps its ", " and ": " separators.
+        line = result.model_dump(mode="json", include=set(SUMMARY_FIELDS))
+        self._f.write(json.dumps(line) + "\n")
+        self._f.flush()
+
+    def close(self) -> None:
+        self._f.close()
+        merge_summaries(self.out_dir)
+
+
+def _adopt_legacy(out_dir: Path) -> None:
+    """A ``batch-summary.jsonl`` from before per-run files becomes the oldest run's file."""
+    merged, runs = out_dir / MERGED_NAME, out_dir / RUNS_DIR
+    if merged.is_file() and not runs.exists():
+        runs.mkdir(parents=True)
+        atomic_write(runs / "00000000T000000000000Z-legacy.jsonl", merged.read_bytes())
+
+
+def _key(row: Any, line: str) -> str:
+    """Which earlier line a line replaces: a request's latest line wins; a rejected input
+    line (invalid, or a duplicate id) is its own fact, replaced only by the same line of a
+    later run (same id and source)."""
+    if not isinstance(row, dict):
+        return f"line:{line}"
+    if row.get("id") is None or row.get("status") == "invalid":
+        return f"invalid:{row.get('id')}:{row.get('source')}"
+    return f"id:{row['id']}"
+
+
+def merge_summaries(out_dir: Path) -> Path:
+    """Rewrite ``<out_dir>/batch-summary.jsonl`` atomically from every per-run file (the
+    latest line per request id wins); returns its path. Merges are serialized by a lock,
+    so two batches finishing together never interleave their writes."""
+    runs = out_dir / RUNS_DIR
+    runs.mkdir(parents=True, exist_ok=True)
+    merged = out_dir / MERGED_NAME
+    fd = os.open(runs / ".merge.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        lines: dict[str, str] = {}
+        for name in sorted(n for n in os.listdir(runs) if n.endswith(".jsonl")):
+            with open(runs / name, encoding="utf-8") as f:
+                for raw in f:
+                    line = raw.rstrip("\n")
+                    if not line.strip():
+                        continue
+                    try:
+                        row = json.loads(line)
+                    except ValueError:
+                        continue  # a line cut short by a killed run
+                    lines[_key(row, line)] = line
+        atomic_write(merged, "".join(f"{line}\n" for line in lines.values()).encode("utf-8"))
+    finally:
+        os.close(fd)
+    return merged
