@@ -33,9 +33,9 @@ from eval.suite import (
 REPO = Path(__file__).resolve().parents[1]
 
 # Labels say what should happen, decided from the catalog, so they need not all agree with
-# the pipeline. Today all 56 do. Which elective the planner picks can still decide whether a
-# risk appears, so the gate allows two scenarios to move; a regressed behavior (a whole
-# group such as the 7 acceleration or 6 policy-question scenarios) fails.
+# the pipeline. Today all of them do. Which elective the planner picks can still decide
+# whether a risk appears, so the gate allows two scenarios to move; a regressed behavior (a
+# whole group such as the 7 acceleration or 6 policy-question scenarios) fails.
 MIN_OUTCOME_ACCURACY = 0.96
 # The second sample institution's labels come from its policy text; where the pipeline
 # disagrees the disagreement is listed in the README (eval table) and stays visible here.
