@@ -58,7 +58,7 @@ from agents.catalog import (
     load_student,
     use_catalog,
 )
-from agents.planner import PlanConstraints, PlannedTerm, PlanResult, plan
+from agents.planner import PlanConstraints, PlannedTerm, PlanResult, free_elective_fit, plan
 from agents.policy import catalog_load_caps
 from agents.verifier import verify_plan
 
@@ -368,6 +368,11 @@ class Row:
     greedy_valid: bool
     verified: bool
     compare: str
+    electives: int = 0
+    """Free electives planned (courses counted toward no requirement)."""
+    electives_fit: int = 0
+    """Of those, the ones at or above the student's level and of interest or in a program's
+    subject (``agents.planner.fit``)."""
 
 
 def run_case(catalog: Catalog, student: StudentRecord, programs: list[str]) -> Row:
@@ -384,6 +389,9 @@ def run_case(catalog: Catalog, student: StudentRecord, programs: list[str]) -> R
         verified = g.graduation_term is None or not g_valid
     else:
         verified = not defects
+    electives, fit = free_elective_fit(
+        catalog, student, programs, result.requirement_of, constraints.interests
+    )
     compare = "-"
     if result.graduation_term and g.graduation_term and g_valid:
         mine = (Term.parse(result.graduation_term).index, result.units_planned)
@@ -404,11 +412,15 @@ def run_case(catalog: Catalog, student: StudentRecord, programs: list[str]) -> R
         greedy_valid=g_valid,
         verified=verified,
         compare=compare,
+        electives=electives,
+        electives_fit=fit,
     )
 
 
 def summarize(rows: list[Row]) -> dict[str, Any]:
     times = sorted(r.ms for r in rows)
+    electives = sum(r.electives for r in rows)
+    fitting = sum(r.electives_fit for r in rows)
     p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))] if times else 0.0
     return {
         "plans": len(rows),
@@ -424,6 +436,9 @@ def summarize(rows: list[Row]) -> dict[str, Any]:
         "worse_than_greedy": sum(r.compare == "worse" for r in rows),
         "greedy_failed": sum(r.greedy_graduation is None for r in rows),
         "greedy_invalid": sum(r.greedy_graduation is not None and not r.greedy_valid for r in rows),
+        "free_electives": electives,
+        # Share of free electives an advisor would pick (level, interest or program subject).
+        "free_elective_fit": round(fitting / electives, 3) if electives else 1.0,
     }
 
 

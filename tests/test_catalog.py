@@ -94,7 +94,7 @@ BROKEN: list[tuple[str, Mutation, type[CatalogError], str]] = [
         CatalogSchemaError,
         "$.courses[0]: unknown field 'credits'; allowed fields: antirequisites, attributes, "
         "code, corequisites, department, description, grading, level, offered, prerequisites, "
-        "repeatable, sections, subject, title, units",
+        "repeatable, restricted_to, sections, subject, title, units",
     ),
     (
         "unknown season",

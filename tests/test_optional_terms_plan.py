@@ -59,7 +59,7 @@ def test_the_planner_uses_the_allowed_summer_to_meet_the_target(hb_tools: Toolbo
     result = _plan(hb_tools, _constraints(hb_tools, optional_terms=["U2027"]))
     assert (result.status, result.graduation_term) == ("optimal", "T12027")
     assert _optional_used(result) == ["U2027"]
-    assert [(t.term, t.units) for t in result.terms if t.term == "U2027"] == [("U2027", 2.0)]
+    assert [(t.term, t.units) for t in result.terms if t.term == "U2027"] == [("U2027", 1.5)]
 
 
 def test_an_optional_term_not_allowed_is_never_planned(hb_tools: Toolbox) -> None:
@@ -109,7 +109,7 @@ def test_the_verifier_rejects_a_course_in_an_optional_term_not_allowed(
 
 def test_the_critique_holds_a_planned_summer_to_its_kind_rule(hb_tools: Toolbox) -> None:
     r = round_one(SCENARIO, hb_tools)
-    assert ("U2027", 2.0) in r.loads
+    assert ("U2027", 1.5) in r.loads
     assert r.critique.approval == "approved"
     assert "SUMMER-MAX" in r.critique.rules_checked
 
@@ -159,11 +159,11 @@ def test_the_report_and_letter_show_the_summer_like_any_term(
     md = run.outputs["md"]
     headings = [line for line in md.splitlines() if line.startswith("### ") and "credits" in line]
     assert headings == [
-        "### Winter Trimester 2027 (3.5 credits)",
+        "### Winter Trimester 2027 (4 credits)",
         "### Spring Trimester 2027 (4 credits)",
-        "### Summer 2027 (2 credits)",
+        "### Summer 2027 (1.5 credits)",
         "### Fall Trimester 2027 (4 credits)",
     ]
     assert run.ctx is not None and run.ctx.recommendation is not None
-    assert "- Summer 2027 (2 credits): " in run.ctx.recommendation.letter
+    assert "- Summer 2027 (1.5 credits): " in run.ctx.recommendation.letter
     assert "Summer 2027" in run.outputs["html"]

@@ -12,7 +12,7 @@ from pydantic import Field, field_validator
 
 from agents.catalog.base import CatalogModel
 from agents.catalog.credits import is_credit_value
-from agents.catalog.prereq import COURSE_CODE_PATTERN, PrereqNode, coerce_prereq
+from agents.catalog.prereq import COURSE_CODE_PATTERN, ClassStanding, PrereqNode, coerce_prereq
 from agents.catalog.terms import TERM_CODE_PATTERN, Term
 
 TIME_PATTERN = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
@@ -111,6 +111,11 @@ class Course(CatalogModel):
     repeatable: bool = Field(
         default=False, description="Whether the course may be taken again for new credit."
     )
+    restricted_to: list[ClassStanding] = Field(
+        default_factory=list,
+        description="Class standings that may take the course (the standing at the start of "
+        "the term it is taken), e.g. ['first_year'] for a first-year seminar; empty: anyone.",
+    )
     grading: Literal["graded", "pass_fail_allowed", "pass_fail_only"] = Field(
         default="graded", description="Grading options."
     )
@@ -135,6 +140,10 @@ class Course(CatalogModel):
     @classmethod
     def _parse_expression(cls, value: Any) -> Any:
         return coerce_prereq(value)
+
+    def open_to(self, standing: ClassStanding) -> bool:
+        """Whether a student of ``standing`` may take the course."""
+        return not self.restricted_to or standing in self.restricted_to
 
     def sections_in(self, term: Term | str) -> list[Section]:
         code = term.code if isinstance(term, Term) else term

@@ -21,6 +21,7 @@ from agents.planner.schema import (
 
 if TYPE_CHECKING:
     from agents.planner.api import plan
+    from agents.planner.fit import free_elective_fit
     from agents.planner.sections import (
         SectionChoice,
         always_clashing,
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
 _SOLVER_BACKED = {
     "plan": "agents.planner.api",
+    "free_elective_fit": "agents.planner.fit",
     "SectionChoice": "agents.planner.sections",
     "always_clashing": "agents.planner.sections",
     "describe": "agents.planner.sections",
@@ -61,6 +63,7 @@ __all__ = [
     "StandardLoads",
     "always_clashing",
     "describe",
+    "free_elective_fit",
     "meetings_overlap",
     "never_free",
     "normalize_days",

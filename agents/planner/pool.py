@@ -11,8 +11,10 @@ invalid plan, and an infeasible answer is re-checked with every usable course):
 - for an OR prerequisite only the cheapest alternatives are added (ties kept, at most
   ``ANY_ALTERNATIVES``), unless an alternative is already covered;
 - free electives are offered courses with no prerequisites beyond the record, lowest level
-  first, enough to cover the estimated unit deficit plus ``FILLER_SLACK``, plus a few of every
-  other unit size so exact unit totals stay reachable; the deficit estimate sizes a course a
+  first (a recitation or lab whose partner is on the record last), enough to cover the
+  estimated unit deficit plus ``FILLER_SLACK``, ``FIT_SLACK`` more of those that suit the student
+  (``agents.planner.fit``: level, interests, program subjects), plus a few of every other
+  unit size so exact unit totals stay reachable; the deficit estimate sizes a course a
   set still needs as the catalog's median course (no unit size is assumed: a catalog of
   1-credit courses plans like one of 9-unit courses);
 - with at most ``FULL_POOL_MAX`` usable courses nothing is pruned.
@@ -39,6 +41,7 @@ from agents.planner.reqtree import Leaf, LeafCap
 SET_SLACK = 4
 ANY_ALTERNATIVES = 3
 FILLER_SLACK = 4
+FIT_SLACK = 8
 SUBJECT_SLACK = 1
 FULL_POOL_MAX = 40  # with this few usable courses, skip pruning: the model stays small
 
@@ -249,6 +252,7 @@ def _add_fillers(prep: Prep, pool: set[str], must: set[str], reach: Analysis) ->
         c = prep.course(code)
         return (
             c.prerequisites is not None,
+            c.corequisites is not None,  # its partner is on the record: an orphan
             -len(prep.offered_positions(code)),
             c.level,
             -prep.interests.get(code, 0.0),
@@ -260,6 +264,10 @@ def _add_fillers(prep: Prep, pool: set[str], must: set[str], reach: Analysis) ->
     smallest = min((prep.course(c).units for c in candidates), default=0.0)
     count = (math.ceil(max(0.0, deficit) / smallest) if smallest > 0 else 0) + FILLER_SLACK
     pool.update(candidates[:count])
+    # A few more that suit the student (``agents.planner.fit``): the selection's tie-breaks
+    # can then prefer them at no cost in units.
+    suited = [c for c in candidates[count:] if not prep.misfit(c)]
+    pool.update(sorted(suited, key=lambda c: (-prep.interests.get(c, 0.0), *rank(c)))[:FIT_SLACK])
     # A few of every other unit size, so that exact unit totals stay reachable (a total
     # the pool cannot hit exactly is also one the solver struggles to prove optimal).
     by_units: dict[float, list[str]] = {}

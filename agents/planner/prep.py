@@ -30,6 +30,7 @@ from agents.catalog import (
     UnitsCond,
 )
 from agents.planner.catalog_index import catalog_index
+from agents.planner.fit import declared_subjects, misfit, student_level
 from agents.planner.record import read_history
 from agents.planner.reqtree import Leaf, ReqTree, compile_requirements, sharing_limits
 
@@ -103,6 +104,9 @@ class Prep:
         self.active = [c not in away for c in self.term_codes]
         self._offered: dict[str, tuple[int, ...]] = {}  # terms and active never change
         self.index = catalog_index(catalog)
+        # What suits the student in a free elective (``agents.planner.fit``).
+        self.level = student_level(catalog.standing_for_units(self.history.units_earned))
+        self.subjects = declared_subjects(catalog, [p.code for p in self.programs])
         # Caps by the class standing at the start of each term (``by_standing``: one cap per
         # standing, in STANDINGS order): ``standings[i]`` is the range of standings the
         # student can have then, ``caps[i]`` the highest cap of that range (a bound for the
@@ -286,13 +290,27 @@ class Prep:
 
     def allowed_for(self, code: str) -> list[int]:
         codes = self.term_codes
+        offered = [i for i in self.offered_positions(code) if self.open_at(code, i)]
         if code in self.fixed:
             code_term = self.fixed[code]
-            return [i for i in self.offered_positions(code) if codes[i] == code_term]
+            return [i for i in offered if codes[i] == code_term]
         barred = self.not_in.get(code)
         if not barred:
-            return list(self.offered_positions(code))
-        return [i for i in self.offered_positions(code) if codes[i] not in barred]
+            return offered
+        return [i for i in offered if codes[i] not in barred]
+
+    def open_at(self, code: str, i: int) -> bool:
+        """Whether every standing the student can have at the start of ``i`` may take
+        ``code`` (``restricted_to``). Safe whatever the plan, so the models need no standing
+        literals for it: a first-year seminar stays open in the terms a first-year surely
+        still is one, and a time-free course choice never picks a course no term can hold."""
+        lo, hi = self.standings[i]
+        return all(self.course(code).open_to(STANDINGS[k]) for k in range(lo, hi + 1))
+
+    def misfit(self, code: str) -> int:
+        """The penalty for ``code`` as a free elective (``agents.planner.fit``), orphan aside."""
+        interested = self.interests.get(code, 0.0) > 0
+        return misfit(self.course(code), self.level, interested, self.subjects)
 
     def chain(self, code: str, analysis: Analysis) -> list[str]:
         """The prerequisite chain ending in ``code`` that bounds its earliest term."""

@@ -6,13 +6,12 @@ from __future__ import annotations
 from typing import cast
 
 from agents.catalog import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode, iter_prereq
+from agents.planner.fit import FREE_ELECTIVE
 from agents.planner.prep import Prep
 from agents.planner.reqtree import Leaf, ReqTree
 from agents.planner.schema import PlannedTerm, PlanResult
 from agents.planner.setup import PlanSetup
 from agents.planner.solution import Solution
-
-FREE_ELECTIVE = "free elective"
 
 
 def build_result(setup: PlanSetup, prep: Prep, sol: Solution) -> PlanResult:

@@ -21,13 +21,22 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
-from agents.catalog import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode, ProgramCond
+from agents.catalog import (
+    AllOf,
+    AnyOf,
+    ConsentCond,
+    CourseCond,
+    PrereqNode,
+    ProgramCond,
+    iter_prereq,
+)
 from agents.planner.cpsat import Model, make_solver, weighted
 from agents.planner.prep import Prep
 from agents.planner.reqtree import ReqTree
 
 Lit = cp_model.IntVar
 FLOOR_TABLE_MAX = 20000  # subset-sum table size limit (scaled units)
+ORPHAN = 2  # misfit of a free elective taken apart from its corequisite partners
 
 
 def encode_requirements(
@@ -143,6 +152,37 @@ def encode_total_and_antirequisites(
                 m.add(taken[c] + taken[d] <= 1)
 
 
+def interest_shortfall(p: Prep, taken: dict[str, Lit]) -> tuple[cp_model.LinearExpr | int, int]:
+    """Interest points short of the most the taken courses could earn (>= 0), and its bound."""
+    interest = {c: round(100 * p.interests.get(c, 0.0)) for c in taken}
+    top = sum(v for v in interest.values() if v > 0)
+    low = sum(-v for v in interest.values() if v < 0)
+    return top - sum(w * taken[c] for c, w in interest.items() if w), top + low
+
+
+def elective_misfit(
+    m: cp_model.CpModel, p: Prep, taken: dict[str, Lit]
+) -> tuple[cp_model.LinearExpr | int, int]:
+    """How badly the courses a plan is free to choose suit the student
+    (``agents.planner.fit``), with its bound: level and relevance misses, and ``ORPHAN`` for a
+    course taken without any of its corequisite partners. Every optional course counts, not
+    only those no requirement counts: a surplus course may count toward a set in the model
+    and still be a free elective in the result (``trim_counts``)."""
+    terms: list[tuple[Lit, int]] = []
+    for c, t in sorted(taken.items()):
+        if c in p.must:
+            continue
+        if weight := p.misfit(c):
+            terms.append((t, weight))
+        coreqs = [n for n in iter_prereq(p.course(c).corequisites) if isinstance(n, CourseCond)]
+        if coreqs:
+            orphan = m.new_bool_var(f"orphan[{c}]")
+            partners = [taken[n.course] for n in coreqs if n.course in taken]
+            m.add_bool_or([t.Not(), *partners, orphan])
+            terms.append((orphan, ORPHAN))
+    return sum(w * v for v, w in terms), sum(w for _, w in terms)
+
+
 def units_floor(p: Prep, units: dict[str, int], gain: dict[str, int], scale: int) -> int | None:
     """Fewest units (scaled) any plan can carry: the required courses plus the cheapest
     subset of the other candidates whose new units reach the degree total (a subset-sum
@@ -253,10 +293,14 @@ class SelectionModel:
             return [self.k[self._course]]
         return None  # standing and units conditions do not constrain the set
 
-    def solve(self, seconds: float, dtime: float, tie_dtime: float) -> Selection | None:
+    def solve(
+        self, seconds: float, dtime: float, tie_dtime: float, fit: bool = True
+    ) -> Selection | None:
         """Fewest units (proved unless ``dtime`` runs out); then, within ``tie_dtime``, fewer
         courses taken on someone's consent (an interest never outweighs a signature), more
-        interest points, then earlier-available and lower-level courses (not proved)."""
+        interest points, then optional courses that suit the student (``elective_misfit``),
+        then earlier-available and lower-level courses (not proved). ``fit=False`` leaves
+        the suiting out (a set the term search places more easily, ``agents.planner.solve``)."""
         p = self.p
         units = sum(self.units[c] * v for c, v in self.t.items())
         floor = units_floor(p, self.units, self.gain, self.scale)
@@ -281,16 +325,14 @@ class SelectionModel:
             self.t,
             key=lambda c: (p.analysis.est.get(c, 0), p.course(c).level, p.course(c).units, c),
         )
-        interest = {c: round(100 * p.interests.get(c, 0.0)) for c in self.t}
-        top = sum(v for v in interest.values() if v > 0)
-        low = sum(-v for v in interest.values() if v < 0)
         for v in self.k.values():
             self.m.add_hint(v, 1)  # signing for every consent course always satisfies them
         self.m.minimize(
             weighted(
                 [
                     (sum(self.k.values()), len(self.k)),
-                    (top - sum(w * self.t[c] for c, w in interest.items() if w), top + low),
+                    interest_shortfall(p, self.t),
+                    elective_misfit(self.m, p, self.t) if fit else (0, 0),
                     (sum(i * self.t[c] for i, c in enumerate(order)), len(order) ** 2),
                 ]
             )

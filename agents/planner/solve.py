@@ -7,9 +7,13 @@ deterministic time wherever a stage is best-effort).
    for the unit floor): a depth-first search that fills terms in order, critical courses
    first (CP-SAT fixed search with a decision strategy) - fast on tight packings where the
    default search wanders. Found: graduation and units both meet their bounds, so optimal;
+   not found, the same with the set chosen without the suiting tie-break (a time-free choice
+   may suit the student with a course no early term offers), then the suiting as in 3;
 3. otherwise, for each graduation term from the bound up: the full model (course choice
    and terms together) minimizes units with graduation fixed, through a short portfolio of
-   deterministic settings; the first feasible term is the earliest graduation;
+   deterministic settings; the first feasible term is the earliest graduation; with that
+   graduation and those units held, the optional courses of most interest, then those that
+   suit the student best (``select.elective_misfit``) are chosen within a short budget;
 4. only when standard loads lie below the caps (a plan within them has already been looked
    for and failed, ``agents.planner.api``): for the course set found, the fewest units
    above the standard loads, then the fewest terms above them, then the earliest
@@ -26,12 +30,17 @@ import time
 import structlog
 from ortools.sat.python import cp_model
 
-from agents.planner.cpsat import unit_scale
+from agents.planner.cpsat import unit_scale, weighted
 from agents.planner.goals import balance, keep_overload, least_overload, overload
 from agents.planner.model import PlanModel
 from agents.planner.prep import Prep
 from agents.planner.search import fill_strategy, portfolio, run
-from agents.planner.select import SelectionModel
+from agents.planner.select import (
+    Selection,
+    SelectionModel,
+    elective_misfit,
+    interest_shortfall,
+)
 from agents.planner.solution import Solution, SolveStatus
 
 log = structlog.get_logger(__name__)
@@ -41,6 +50,7 @@ TIE_DTIME = 0.02
 FILL_DTIME = 0.05
 SECONDARY_DTIME = 0.015
 OVERLOAD_DTIME = 0.1
+ELECTIVE_DTIME = 0.05
 FILL_PRESOLVE = False
 
 
@@ -85,9 +95,10 @@ def solve_plan(
         return Solution("unknown", stages=["selection: no answer in time"])
     stages = [f"selection: {sel.units / scale:g} units (bound {sel.lower_bound / scale:g}) {ms()}"]
     bound = max(chain_bound(prep), capacity_bound(prep, sel.lower_bound / scale))
+    chosen: Selection = sel  # the set the term search places
 
     def fill(terms: int | None, dtime: float | None) -> dict[str, int] | None:
-        fm = PlanModel(prep, max_courses=max_courses, courses=sel.courses, counts=sel.counts)
+        fm = PlanModel(prep, max_courses=max_courses, courses=chosen.courses, counts=chosen.counts)
         if not fm.possible:
             return None
         fill_strategy(fm)
@@ -102,6 +113,19 @@ def solve_plan(
     proven = sel.optimal
     placement = fill(bound, FILL_DTIME)
     stages.append(f"fill at {bound} (bound): {'found' if placement else 'none'} {ms()}")
+    if placement is None and not first_only:
+        # The suited set may be harder to place: the plain tie-breaks' set, before the
+        # slow full model - a preference never costs graduation or units.
+        plain = SelectionModel(prep, scale, units, gain).solve(
+            left(), SELECT_DTIME, TIE_DTIME, fit=False
+        )
+        if plain is not None and plain.courses != chosen.courses:
+            chosen, counts, proven = plain, plain.counts, plain.optimal
+            placement = fill(bound, FILL_DTIME)
+            stages.append(f"plain fill at {bound}: {'found' if placement else 'none'} {ms()}")
+            if placement is not None:
+                placement, counts = _suit(prep, max_courses, bound, placement, counts, left())
+                stages.append(f"electives at {bound} {ms()}")
     if placement is None:
         natural = fill(None, FILL_DTIME)
         top = max(natural.values(), default=-1) + 1 if natural is not None else len(prep.terms)
@@ -126,6 +150,9 @@ def solve_plan(
                 placement = full.extract(solver)
                 counts = full.counts(solver)
                 proven = code == cp_model.OPTIMAL
+                if not first_only:
+                    placement, counts = _suit(prep, max_courses, terms, placement, counts, left())
+                    stages.append(f"electives at {terms} {ms()}")
             else:
                 proven = False
             break
@@ -164,3 +191,28 @@ def solve_plan(
         stages.append(f"balance: {solver.status_name(code)} {ms()}")
     log.debug("planner.stages", stages=stages)
     return Solution(status, placement, counts, terms - 1, stages)
+
+
+def _suit(
+    prep: Prep,
+    max_courses: int | None,
+    terms: int,
+    placement: dict[str, int],
+    counts: dict[str, list[str]],
+    seconds: float,
+) -> tuple[dict[str, int], dict[str, list[str]]]:
+    """The full model chose the courses by units alone: with graduation and units held,
+    choose the fewest on consent, then the optional ones of most interest, then those that
+    suit the student (``select.interest_shortfall``, ``select.elective_misfit``), within a
+    deterministic budget; the given plan when none better is found."""
+    em = PlanModel(prep, max_courses=max_courses)
+    em.fix_terms(terms)
+    em.m.add(em.units_expr() <= sum(em.u[c] for c in placement))
+    em.hint(placement)
+    misfit = elective_misfit(em.m, prep, em.taken)
+    consent = (em.consent(), len(em.k))  # a signature outweighs any preference
+    goal = weighted([consent, interest_shortfall(prep, em.taken), misfit])
+    code, solver = run(em, goal, seconds, ELECTIVE_DTIME, presolve=False)
+    if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return placement, counts
+    return em.extract(solver), em.counts(solver)

@@ -3,7 +3,8 @@
 It shares nothing with the planner but the catalog models, so a planner bug cannot hide
 itself. ``verify_plan`` walks the plan's terms in order, keeping the set of courses
 completed so far (the record's passing and in-progress courses, then each planned term),
-and checks every course against the catalog: offering, term away, prerequisites (courses
+and checks every course against the catalog: offering, term away, standing restrictions
+(``restricted_to``, by the standing at the start of the term), prerequisites (courses
 complete in an earlier term, standing and units from the units completed before the term),
 corequisites (same or earlier term), duplicates, anti-requisites, unit loads (a term's own
 cap, else the general cap and the cap of the class standing at its start, from the units
@@ -120,6 +121,17 @@ def verify_plan(
             ):
                 text = format_prereq(course.prerequisites)  # type: ignore[arg-type]
                 add("prerequisite", code, cc, f"{cc} in {code} needs {text} before the term")
+            standing = catalog.standing_for_units(units_before)
+            if not course.open_to(standing):
+                # A standing restriction is a condition on who may enrol, like standing().
+                whom = ", ".join(s.replace("_", "-") for s in course.restricted_to)
+                add(
+                    "prerequisite",
+                    code,
+                    cc,
+                    f"{cc} in {code} is restricted to {whom} students; the student is "
+                    f"{standing.replace('_', '-')} then",
+                )
             if not holds(
                 catalog,
                 course.corequisites,

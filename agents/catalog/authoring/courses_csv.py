@@ -23,7 +23,7 @@ from agents.catalog.authoring.csvfiles import (
     read_rows,
 )
 from agents.catalog.authoring.sourcemap import SourceMap
-from agents.catalog.prereq import COURSE_CODE_PATTERN, parse_prereq
+from agents.catalog.prereq import COURSE_CODE_PATTERN, STANDINGS, parse_prereq
 from agents.catalog.terms import Calendar
 from agents.errors import PrereqSyntaxError, TermError
 
@@ -44,6 +44,7 @@ COURSE_COLUMNS = (
     "antirequisites",
     "repeatable",
     "grading",
+    "restricted_to",
 )
 COURSE_REQUIRED = ("code", "title", "units", "department", "level", "offered_terms")
 SECTION_COLUMNS = (
@@ -163,6 +164,14 @@ def _course(
             )
     if row.cells.get("grading", "").strip():
         course["grading"] = read_choice(row.cell("grading"), GRADING, "a grading option", problems)
+    if standings := read_list(row.cell("restricted_to")):
+        bad = [s for s in standings if s not in STANDINGS]
+        if bad:
+            problems.append(
+                f"{row.cell('restricted_to').where}: {';'.join(bad)!r} is not a class standing "
+                f"- write standings from {', '.join(STANDINGS)} separated by ';'"
+            )
+        course["restricted_to"] = standings
     return course
 
 

@@ -63,6 +63,7 @@ def _course_row(c: Course, course_columns: list[str], problems: list[str]) -> li
         "antirequisites": _list_cell(c.antirequisites, f"{at} antirequisites", problems),
         "repeatable": "yes" if c.repeatable else "no",
         "grading": c.grading,
+        "restricted_to": ";".join(c.restricted_to),
     }
     return [values[column] for column in course_columns]
 
@@ -95,9 +96,11 @@ def layout_files(catalog: Catalog) -> dict[str, str]:
     head["document_order"] = [d.id for d in catalog.documents]
     files = {"institution.yaml": dump_yaml(head)}
     # The subject column only when a course gives one (others derive it from the code), and
-    # offered_only only when a course runs in specific terms.
+    # offered_only only when a course runs in specific terms, restricted_to only when a
+    # course is closed to some standings.
     used = {
         "subject": any(c.subject for c in catalog.courses),
+        "restricted_to": any(c.restricted_to for c in catalog.courses),
         "offered_only": any(c.offered.only_in for c in catalog.courses),
     }
     columns = [k for k in COURSE_COLUMNS if used.get(k, True)]
