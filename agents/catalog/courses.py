@@ -6,13 +6,21 @@ they may also be written as expressions, parsed when the course is loaded.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any, Literal, Union
 
 from pydantic import Field, field_validator
 
 from agents.catalog.base import CatalogModel
 from agents.catalog.credits import is_credit_value
-from agents.catalog.prereq import COURSE_CODE_PATTERN, ClassStanding, PrereqNode, coerce_prereq
+from agents.catalog.prereq import (
+    COURSE_CODE_PATTERN,
+    ClassStanding,
+    ConsentCond,
+    PrereqNode,
+    coerce_prereq,
+    iter_prereq,
+)
 from agents.catalog.terms import TERM_CODE_PATTERN, Term
 
 TIME_PATTERN = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
@@ -140,6 +148,14 @@ class Course(CatalogModel):
     @classmethod
     def _parse_expression(cls, value: Any) -> Any:
         return coerce_prereq(value)
+
+    @cached_property
+    def consent_kinds(self) -> tuple[str, ...]:
+        """Whose consent the prerequisites name ('instructor', 'department'...), in order;
+        empty when no one's signature can satisfy them."""
+        return tuple(
+            n.consent for n in iter_prereq(self.prerequisites) if isinstance(n, ConsentCond)
+        )
 
     def open_to(self, standing: ClassStanding) -> bool:
         """Whether a student of ``standing`` may take the course."""

@@ -29,7 +29,6 @@ import statistics
 from agents.catalog import (
     AllOf,
     AnyOf,
-    ConsentCond,
     CourseCond,
     PrereqNode,
     ProgramCond,
@@ -91,7 +90,7 @@ def build_pool(prep: Prep, full: bool = False) -> None:
         c = prep.course(code)
         return (
             code not in prep.include and code not in prep.fixed,
-            any(isinstance(n, ConsentCond) for n in iter_prereq(c.prerequisites)),
+            bool(c.consent_kinds),
             prep.interests.get(code, 0.0) <= 0,
             cost(prep, code, memo),
             -len(programs_of.get(code, ())),
@@ -193,7 +192,7 @@ def _close(prep: Prep, pool: set[str], memo: dict[str, int]) -> None:
                 if add not in pool:
                     pool.add(add)
                     work.append(add)
-        if any(isinstance(n, ConsentCond) for n in iter_prereq(course.prerequisites)):
+        if course.consent_kinds:
             prep.consent.add(code)
 
 
@@ -245,7 +244,7 @@ def _add_fillers(prep: Prep, pool: set[str], must: set[str], reach: Analysis) ->
         )
         # A free elective needs no one's signature: consent courses (independent study)
         # would turn a clean plan into one with an approval to chase.
-        and not any(isinstance(n, ConsentCond) for n in iter_prereq(c.prerequisites))
+        and not c.consent_kinds
     ]
 
     def rank(code: str) -> tuple[object, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from agents.catalog import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode, iter_prereq
+from agents.catalog import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode
 from agents.planner.fit import FREE_ELECTIVE
 from agents.planner.prep import Prep
 from agents.planner.reqtree import Leaf, ReqTree
@@ -137,9 +137,5 @@ def _holds(prep: Prep, node: PrereqNode | None, sol: Solution, code: str) -> boo
 
 def consent_of(prep: Prep, code: str) -> str:
     """Whose consent a course's prerequisites ask for (the first named; default instructor)."""
-    kinds = [
-        n.consent
-        for n in iter_prereq(prep.course(code).prerequisites)
-        if isinstance(n, ConsentCond)
-    ]
+    kinds = prep.course(code).consent_kinds
     return kinds[0] if kinds else "instructor"
