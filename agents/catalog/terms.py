@@ -192,7 +192,19 @@ class Calendar(CatalogModel):
         return term.year if self.position[term.kind] >= start else term.year - 1
 
     def offered(self, words: list[str], term: Term) -> bool:
-        return any(self.kind_code(w) == term.kind for w in words)
+        """Whether ``term`` is of a kind ``words`` name (an offering's kinds of term); the
+        codes each list of words stands for are read once per calendar."""
+        key = tuple(words)
+        codes = self.codes_memo.get(key)
+        if codes is None:
+            codes = self.codes_memo[key] = frozenset(
+                c for c in map(self.kind_code, words) if c is not None
+            )
+        return term.kind in codes
+
+    @cached_property
+    def codes_memo(self) -> dict[tuple[str, ...], frozenset[str]]:
+        return {}
 
 
 def _norm(word: str) -> str:
