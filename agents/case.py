@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from pydantic import BaseModel
 
 from agents.artifacts import (
+    ApprovalItem,
     ConstraintSet,
     Critique,
     IntakeResult,
@@ -55,6 +56,7 @@ class Case:
     refinements: tuple[RefinementArtifact, ...] = ()
     negotiation: tuple[NegotiationRound, ...] = ()
     outcome: Outcome | None = None
+    approvals: tuple[ApprovalItem, ...] = ()
 
     @property
     def request_id(self) -> str:

@@ -25,15 +25,13 @@ next-term clashes, verifier defects) and writes the verdict in plain words (temp
 
 from __future__ import annotations
 
-from typing import Literal
-
 import structlog
 
 from agents.artifacts import (
+    ApprovalItem,
     CitationRef,
     Critique,
     IntakeResult,
-    Modification,
     Risk,
     Schedule,
     Violation,
@@ -49,7 +47,8 @@ from agents.catalog import (
     RequirementNode,
     Term,
 )
-from agents.policy import Cite, PlanCheck, check_plan, join, label, num
+from agents.critique_text import Verdict, approvals_text, explain
+from agents.policy import Cite, PlanCheck, check_plan, label, num
 from agents.toolbox import Toolbox
 
 log = structlog.get_logger(__name__)
@@ -66,7 +65,7 @@ def run(case: Case, tools: Toolbox) -> Critique:
                 for code in sorted(set(change.after) - set(change.before)):
                     if code in asked:
                         dropped.setdefault(code, (change.rule_id, change.reason))
-    return review(intake, case.schedule, tools, dropped=dropped)
+    return review(intake, case.schedule, tools, dropped=dropped, decisions=case.approvals)
 
 
 def review(
@@ -74,9 +73,10 @@ def review(
     schedule: Schedule,
     tools: Toolbox,
     dropped: dict[str, tuple[str | None, str]] | None = None,
+    decisions: tuple[ApprovalItem, ...] = (),
 ) -> Critique:
     """Critique ``schedule``: every fact checked comes from the schedule, the record and
-    the catalog."""
+    the catalog; ``decisions`` are the approvals and denials recorded on this run."""
     ctx = PlanCheck(
         catalog=tools.catalog,
         profile=intake.profile,
@@ -84,6 +84,7 @@ def review(
         programs=list(intake.target_programs),
         schedule=schedule,
         cite=citer(tools),
+        decisions=decisions,
     )
     bound = log.bind(request_id=intake.request_id, round=schedule.round)
     if schedule.status == "not_needed" or schedule.solver_status == "infeasible":
@@ -100,7 +101,9 @@ def review(
             risks=risks,
             suggestions=found.suggestions,
             rules_checked=found.checked,
-            explanation=explain(approval, found.violations, risks, found.suggestions),
+            approvals=found.approvals,
+            explanation=explain(approval, found.violations, risks, found.suggestions)
+            + approvals_text(found.approvals),
         )
     bound.info(
         "critique.done",
@@ -122,9 +125,6 @@ def citer(tools: Toolbox) -> Cite:
         return cache[rule_id]
 
     return cite
-
-
-Verdict = Literal["approved", "conditional", "rejected"]
 
 
 def verdict(violations: list[Violation]) -> Verdict:
@@ -337,63 +337,3 @@ def _named_requirement(ctx: PlanCheck, satisfies: list[str], code: str) -> bool:
 
 
 # --------------------------------------------------------------------------- explanation
-
-
-def describe(mod: Modification, where: str | None = None) -> str:
-    """A suggestion in a few words, for verdicts and revision summaries; ``where`` replaces
-    the term's label (to name several terms at once)."""
-    value = num(mod.value) if mod.value is not None else ""
-    where = where or (label(mod.term) if mod.term else "")
-    return {
-        "cap_term_units": f"cap {where} at {value} units",
-        "cap_all_terms_units": f"cap every term at {value} units",
-        "floor_term_units": f"keep {where} at {value} units or more",
-        "cap_courses_per_term": f"at most {value} courses per term",
-        "move_course": f"move {mod.course} to {where}",
-        "avoid_course": f"do not plan {mod.course}",
-        "relax_target": "drop the graduation target and find the earliest feasible term",
-        "needs_approval": f"obtain the {mod.rule_id} approval",
-        "plan_more_units": f"plan at least {value} units",
-    }[mod.action]
-
-
-def summarize(mods: list[Modification]) -> str:
-    """Suggestions in a few words each; per-term caps and floors of the same value are
-    merged ('keep Spring 2027 and Fall 2027 at 36 units or more')."""
-    groups: dict[tuple[object, float | None], list[Modification]] = {}
-    for m in mods:
-        per_term = m.action in ("cap_term_units", "floor_term_units") and m.term
-        groups.setdefault((m.action, m.value) if per_term else (id(m), None), []).append(m)
-    parts = []
-    for same in groups.values():
-        terms = [label(m.term) for m in same if m.term]
-        parts.append(describe(same[0], join(terms) if len(same) > 1 else None))
-    return "; ".join(parts)
-
-
-def explain(
-    approval: Verdict,
-    violations: list[Violation],
-    risks: list[Risk],
-    suggestions: list[Modification],
-) -> str:
-    fixes = summarize(suggestions)
-    if approval in ("rejected", "conditional"):
-        hard = [v for v in violations if v.severity == "hard"] or violations
-        rule_ids = list(dict.fromkeys(v.rule_id for v in hard))
-        ids = join(rule_ids)
-        more = f" (and {len(hard) - 1} more)" if len(hard) > 1 else ""
-        if approval == "rejected":
-            head = f"Rejected: the plan breaks {ids}: {hard[0].message}{more}."
-        else:
-            verb = "is" if len(rule_ids) == 1 else "are"
-            head = f"Conditional: the plan can stand once {ids} {verb} settled: "
-            head += f"{hard[0].message}{more}."
-        tail = f" Suggested: {fixes}." if fixes else " No constraint change can fix this."
-        return head + tail
-    text = "Approved: the plan follows every rule that applies"
-    if risks:
-        kinds = ", ".join(dict.fromkeys(r.kind.replace("_", " ") for r in risks))
-        many = len(risks) != 1
-        text += f"; {len(risks)} risk{'s remain' if many else ' remains'} ({kinds})"
-    return text + "."

@@ -11,6 +11,7 @@ Hierarchy::
      │    └── LayoutError          a catalog directory (authoring layout) with problems,
      │                             or a catalog the layout cannot hold
      ├── StudentRecordError        a student record that cannot be used (has .problems)
+     ├── ExceptionsFileError       an advisor exceptions file that cannot be used (.problems)
      ├── UnknownProgramError       a program code that is not in the catalog
      ├── UnknownReferenceError     a rule, document or section id that is not in the catalog
      ├── PlanningError             the planner was given inputs it cannot work with
@@ -31,6 +32,8 @@ Hierarchy::
           │    └── RequestChangedError        the request differs from the checkpointed one
           ├── LockHeldError             another runner is working the request
           ├── CheckpointMissingError    no checkpoint for the id
+          ├── ApprovalError             an approve/deny/resume that does not fit the run's
+          │                             pending approvals (names them)
           └── RunInterrupted            SIGINT/SIGTERM: checkpointed, resumable
 
 Every error carries the offending input in its message (quoted with ``!r``) and, where
@@ -95,6 +98,10 @@ class LayoutError(CatalogError):
 
 class StudentRecordError(_ProblemsError):
     """A student record that cannot be used."""
+
+
+class ExceptionsFileError(_ProblemsError):
+    """An advisor exceptions file (``exceptions/<student>.json``) that cannot be used."""
 
 
 class UnknownProgramError(AdvisingError, KeyError):
@@ -162,6 +169,9 @@ class ExitCode(IntEnum):
     """A usage or input error: bad option, missing file, unsafe id, changed catalog."""
     INTERRUPTED = 3
     """Interrupted by SIGINT/SIGTERM; checkpoints are saved - rerun or ``advise resume``."""
+    AWAITING_APPROVAL = 4
+    """Nothing failed, but some request stopped in ``awaiting_approval``: an advisor must
+    ``advise approve`` or ``advise deny`` it, then ``advise resume`` it."""
 
 
 class PipelineError(AdvisingError):
@@ -295,6 +305,14 @@ class CheckpointMissingError(PipelineError):
             f"no checkpoint for request {request_id!r} in {str(state_dir)!r}; "
             "check the id with 'advise status' or pass --state-dir"
         )
+
+
+class ApprovalError(PipelineError):
+    """An approve, deny or resume that does not fit the run's pending approvals."""
+
+    def __init__(self, request_id: str, problem: str) -> None:
+        self.request_id = request_id
+        super().__init__(f"request {request_id!r}: {problem}")
 
 
 class LockHeldError(PipelineError):

@@ -29,6 +29,7 @@ from agents.catalog import (
     credit_sub,
     first_regular,
 )
+from agents.catalog.exceptions import use_of
 from agents.intake_goals import Collector, read_goals, term_or_ask
 from agents.llm import (
     IntakeExtraction,
@@ -312,6 +313,15 @@ def read_request(request: PlanRequest, tools: Toolbox) -> IntakeResult:
         question = request.text.strip() or None
         if question is None:
             c.ask("question", "What is the policy question?")
+    as_of, expired = None, []
+    if student.exceptions:
+        day = request.as_of or tools.today()
+        as_of = day.isoformat()
+        student, gone = student.split_expired(day)
+        expired = [
+            use_of(e, "expired", f"expired on {e.expires} (the request is judged on {as_of})")
+            for e in gone
+        ]
     result = IntakeResult(
         request_id=request.request_id,
         intent=intent,  # type: ignore[arg-type]
@@ -327,6 +337,8 @@ def read_request(request: PlanRequest, tools: Toolbox) -> IntakeResult:
         open_questions=c.questions,
         notes=c.notes,
         parser=parser,  # type: ignore[arg-type]
+        as_of=as_of,
+        exceptions_expired=expired,
     )
     log.info(
         "intake.done",

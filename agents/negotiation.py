@@ -6,7 +6,9 @@ A *round* is one schedule and its critique; the case's ``round`` is the number o
 current round (``Schedule.round``), so ``max_rounds`` bounds how many schedules are
 proposed and at most ``max_rounds - 1`` refinements happen.
 
-- after a critique: ``wants_refinement`` (not approved, not "not needed", rounds left);
+- after a critique: ``awaits_approval`` (what is left needs a person's approval: the run
+  stops in ``awaiting_approval`` until ``decided``, then the critique runs again with the
+  decisions), else ``wants_refinement`` (not approved, not "not needed", rounds left);
 - after a refinement: ``revised`` (a new constraint set goes back to scheduling, and
   ``close_round`` records the round); otherwise the loop ends;
 - leaving the loop: ``conclude`` gives the terminal status and the last round's record,
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agents.artifacts import (
+    ApprovalItem,
     Critique,
     IntakeResult,
     NegotiationRound,
@@ -45,7 +48,7 @@ from agents.artifacts import (
     Schedule,
 )
 from agents.case import Case
-from agents.catalog import unit_name
+from agents.catalog import Term, unit_name
 from agents.policy import num
 
 Resolution = Literal["approved", "revised", "no_change", "max_rounds", "infeasible"]
@@ -81,8 +84,10 @@ def make_round(
     critique: Critique,
     refinement: Refinement | None,
     resolution: Resolution,
+    approvals: tuple[ApprovalItem, ...] = (),
 ) -> NegotiationRound:
     return NegotiationRound(
+        approvals=[approval_line(a) for a in approvals if a.round == schedule.round],
         round=schedule.round,
         proposal=proposal_line(schedule),
         graduation_term=schedule.graduation_term,
@@ -132,7 +137,57 @@ def revised(case: Case) -> bool:
 
 def close_round(case: Case) -> NegotiationRound:
     """The record of a round that refinement revised (the loop goes on)."""
-    return make_round(case.schedule, case.critique, case.refinement, "revised")
+    return make_round(case.schedule, case.critique, case.refinement, "revised", case.approvals)
+
+
+# --------------------------------------------------------------------------- approvals
+
+
+def approval_line(item: ApprovalItem) -> str:
+    """'LOAD-OVERLOAD (S2027, F2027): approved by Dr. Lee on 2026-11-20 - strong record'."""
+    head = f"{item.rule_id} ({', '.join(item.terms)})"
+    if item.decision == "pending":
+        return f"{head}: awaiting {item.approver} approval"
+    how = " (--no-wait dry run)" if item.source == "no_wait" else ""
+    return f"{head}: {item.decision} by {item.by} on {item.decided_on}{how} - {item.reason}"
+
+
+def pending_approvals(case: Case) -> list[ApprovalItem]:
+    """What the current critique needs a person to approve, when that is all that stands
+    in the way: the soft violations of rules it suggests approving (``needs_approval``).
+    With a hard violation left, refinement goes first (its fix may make the approval moot),
+    so nothing is asked yet."""
+    critique = case.critique
+    if critique.status != "done" or any(v.severity == "hard" for v in critique.violations):
+        return []
+    asks = {m.rule_id: m for m in critique.suggestions if m.action == "needs_approval"}
+    items = []
+    for rule_id, mod in asks.items():
+        found = [v for v in critique.violations if v.rule_id == rule_id and v.severity == "soft"]
+        terms = sorted({v.term for v in found if v.term}, key=lambda t: Term.parse(t).index)
+        if not found or not terms:
+            continue
+        items.append(
+            ApprovalItem(
+                rule_id=rule_id,
+                terms=terms,
+                approver=mod.approver or "advisor",
+                round=case.round,
+                message="; ".join(v.message for v in found),
+                citation=found[0].citation,
+            )
+        )
+    return items
+
+
+def awaits_approval(case: Case) -> bool:
+    """After a critique: stop for a person's decision (state ``awaiting_approval``)."""
+    return bool(pending_approvals(case))
+
+
+def decided(case: Case) -> bool:
+    """Every approval the run asked for has a decision: the run may go on."""
+    return all(a.decision != "pending" for a in case.approvals)
 
 
 @dataclass(frozen=True)
@@ -160,4 +215,6 @@ def conclude(case: Case, *, after_refinement: bool) -> Conclusion:
         resolution = "approved"
     else:
         resolution = "max_rounds"
-    return Conclusion(outcome, make_round(schedule, critique, refinement, resolution))
+    return Conclusion(
+        outcome, make_round(schedule, critique, refinement, resolution, case.approvals)
+    )

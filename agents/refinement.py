@@ -31,7 +31,7 @@ from agents.artifacts import (
 )
 from agents.case import Case
 from agents.catalog import credit_sum, unit_name
-from agents.critique import describe
+from agents.critique_text import describe
 from agents.policy import label, num
 from agents.toolbox import Toolbox
 

@@ -21,7 +21,7 @@ from agents.artifacts import (
     ScheduledTerm,
 )
 from agents.catalog import term_label, unit_name
-from agents.render_parts import CSS, counter_intro, verdict
+from agents.render_parts import CSS, counter_intro, decision_lines, exception_lines, verdict
 
 OUTCOME_LABEL: dict[str, str] = {
     "approved": "Approved",
@@ -133,6 +133,7 @@ def _md_round(r: NegotiationRound) -> list[str]:
         f"- Verdict: {_md(verdict(r))}",
     ]
     lines += [f"- Violation: {_md(v)}" for v in r.violations]
+    lines += [f"- Approval: {_md(a)}" for a in r.approvals]
     lines += [
         f"- Change: {_md(c.field)}: {_md(json.dumps(c.before))} -> {_md(json.dumps(c.after))}"
         f" ({_md(c.reason)})"
@@ -174,6 +175,11 @@ def to_markdown(rec: Recommendation) -> str:
         lines += _md_sections(rec.next_term)
     if rec.risks:
         lines += ["## Risks", "", *[_md_risk(r) for r in rec.risks], ""]
+    decisions, exceptions = decision_lines(rec), exception_lines(rec)
+    if decisions or exceptions:
+        lines += ["## Approvals and exceptions", ""]
+        lines += [f"- {_md(x)}" for x in [*decisions, *exceptions]]
+        lines.append("")
     if rec.violations:
         lines += ["## Unresolved violations", ""]
         lines += [
@@ -259,7 +265,8 @@ def _h_round(r: NegotiationRound) -> str:
         f"<h3>Round {r.round}: {e(_words(r.resolution))}</h3>"
         f'<p class="proposal">Proposal: {e(r.proposal)}</p>'
         f'<p class="verdict">Verdict: {e(verdict(r))}</p>'
-        f"{_h_list(r.violations, 'violation')}{_h_list(changes, 'revision')}</li>"
+        f"{_h_list(r.violations, 'violation')}{_h_list(changes, 'revision')}"
+        f"{_h_list(r.approvals, 'approval')}</li>"
     )
 
 
@@ -359,6 +366,13 @@ def to_html(rec: Recommendation) -> str:
             "Risks",
             "<ul>" + "".join(_h_risk(r) for r in rec.risks) + "</ul>" if rec.risks else "",
         ),
+        _section(
+            "approvals",
+            "Approvals and exceptions",
+            _h_list(decision_lines(rec), "approval") + _h_list(exception_lines(rec), "exception"),
+        )
+        if rec.approvals or rec.exceptions
+        else "",
         _section("violations", "Unresolved violations", _h_list(violations, "violation")),
         _section("citations", "Citations", "".join(_h_citation(c) for c in rec.citations)),
         _section(

@@ -24,6 +24,7 @@ from agents.answers import (
     term_label,
 )
 from agents.artifacts import (
+    ApprovalUse,
     Critique,
     IntakeResult,
     NegotiationRound,
@@ -33,8 +34,11 @@ from agents.artifacts import (
     Risk,
     Schedule,
 )
+from agents.audit import audit
+from agents.audit.exceptions import approval_problems
 from agents.case import Case
 from agents.catalog import Catalog, unit_name
+from agents.catalog.exceptions import ExceptionUse, use_of
 from agents.policy import applicable_rules, num
 from agents.toolbox import Toolbox
 
@@ -194,6 +198,50 @@ def summarize(
     return text
 
 
+def decisions_phrase(approvals: list[ApprovalUse]) -> str:
+    """' Approved by Dr. Rivera on 2026-11-23: LOAD-OVERLOAD for Spring 2027 and Fall 2027.'
+    - one sentence per decision maker and verdict."""
+    groups: dict[tuple[str, str, str, str], list[str]] = {}
+    for a in approvals:
+        groups.setdefault((a.decision, a.by, a.date, a.rule_id), []).append(term_label(a.term))
+    out = ""
+    for (decision, by, day, rule_id), terms in groups.items():
+        out += f" {decision.capitalize()} by {by} on {day}: {rule_id} for {_and(terms)}."
+    return out
+
+
+def exception_uses(
+    intake: IntakeResult, schedule: Schedule, critique: Critique, catalog: Catalog
+) -> list[ExceptionUse]:
+    """What each advisor exception did: program exceptions in the final plan's audit, the
+    record's approvals in the critique (used by a planned term, or not needed), and the
+    expired ones."""
+    student = intake.student
+    if student is None or not student.exceptions:
+        return list(intake.exceptions_expired)
+    programs = [p for p in intake.target_programs if p in catalog.program_by_code]
+    planned = {c.course: t.term for t in schedule.terms if not t.away for c in t.courses}
+    if programs:
+        uses = list(audit(catalog, student, programs, planned=planned).exceptions)
+    else:
+        uses = approval_problems(catalog, student)
+    invalid = {u.exception for u in uses if u.kind == "approve"}
+    for grant in student.approvals():
+        if grant.label() in invalid:
+            continue
+        terms = [
+            a.term
+            for a in critique.approvals
+            if a.source == "record" and a.rule_id == grant.rule and a.by == grant.by
+        ]
+        if terms:
+            note = f"{grant.rule} approved for {_and([term_label(t) for t in terms])}"
+            uses.append(use_of(grant, "used", note))
+        else:
+            uses.append(use_of(grant, "unused", "no planned term needed it"))
+    return [*uses, *intake.exceptions_expired]
+
+
 # --------------------------------------------------------------------------- run
 
 
@@ -249,6 +297,7 @@ def synthesize(
         doc = catalog.document_by_id.get(prog.document) if prog and prog.document else None
         if doc is not None:
             citations += [cite(catalog, doc.id, s.id) for s in doc.sections]
+    citations += [a.citation for a in critique.approvals]
     draft = Recommendation(
         request_id=intake.request_id,
         student_id=intake.profile.student_id,
@@ -257,7 +306,8 @@ def synthesize(
         outcome=outcome,
         summary=summarize(
             intake, proposal, schedule, critique, outcome, risks, catalog, answered_from
-        ),
+        )
+        + decisions_phrase(critique.approvals),
         programs=list(intake.target_programs),
         plan=list(schedule.terms),
         graduation_term=schedule.graduation_term,
@@ -270,6 +320,8 @@ def synthesize(
         open_questions=list(intake.open_questions),
         answer=answer,
         negotiation=list(rounds),
+        exceptions=exception_uses(intake, schedule, critique, catalog),
+        approvals=list(critique.approvals),
         letter="",
         letter_source="template",
     )

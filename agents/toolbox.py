@@ -9,7 +9,9 @@ caches keyed on object ids.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -56,6 +58,9 @@ class Toolbox:
     ledger: LLMLedger = field(default_factory=LLMLedger)
     settings: Settings = field(default_factory=Settings)
     index_dir: Path | None = None
+    today: Callable[[], date] = date.today
+    """The clock: the day a request without ``as_of`` is judged on (advisor exceptions
+    expire against it). Tests pass a fixed day."""
     _pairs: dict[str, list[tuple[str, str]]] = field(default_factory=dict, repr=False)
 
     @cached_property

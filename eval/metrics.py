@@ -70,6 +70,10 @@ class ScenarioResult(_Model):
     risks_expected: list[str] = Field(description="Labeled risk kinds.")
     risks_found: list[str] = Field(description="Risk kinds in the recommendation.")
     risks_missing: list[str] = Field(description="Labeled risk kinds not named.")
+    label_mismatches: list[str] = Field(
+        default_factory=list,
+        description="Exception statuses and planned courses that differ from the label.",
+    )
     plan_checked: bool = Field(description="A final plan existed and was verified.")
     defects: list[str] = Field(description="Verifier defects of the final plan.")
     defects_any_round: int = Field(description="Defects the pipeline logged in any round.")
@@ -105,6 +109,9 @@ def evaluate(run: ScenarioRun, tools: Toolbox, *, resolve: bool = True) -> Scena
             if run.ctx.recommendation is not None:
                 outcome = run.ctx.recommendation.outcome
                 outcome_ok = outcome == exp.outcome
+            elif run.ctx.state.value == "awaiting_approval":
+                outcome = "awaiting_approval"
+                outcome_ok = outcome == exp.outcome
     missed = [x for x in exp.violations if x not in r.found]
     rule = catalog.rule_by_id
     return ScenarioResult(
@@ -132,6 +139,7 @@ def evaluate(run: ScenarioRun, tools: Toolbox, *, resolve: bool = True) -> Scena
         risks_expected=sorted(exp.risks),
         risks_found=r.risks,
         risks_missing=[k for k in exp.risks if k not in r.risks],
+        label_mismatches=r.label_mismatches,
         plan_checked=r.plan_checked,
         defects=r.defects,
         defects_any_round=r.defects_any,
@@ -165,6 +173,7 @@ class _Partial:
     optimum_match: bool | None = None
     lower_bound: str | None = None
     gap: int | None = None
+    label_mismatches: list[str] = field(default_factory=list)
 
 
 def _run_checks(r: _Partial, run: ScenarioRun, tools: Toolbox, resolve: bool) -> None:
@@ -185,6 +194,22 @@ def _run_checks(r: _Partial, run: ScenarioRun, tools: Toolbox, resolve: bool) ->
         r.questions = sorted({q.field for q in rec.open_questions})
         r.risks = sorted({k.kind for k in rec.risks})
         r.graduation = rec.graduation_term or "none"
+        got = {u.exception: u.status for u in rec.exceptions}
+        r.label_mismatches = [
+            f"exception {k!r}: expected {v}, got {got.get(k, 'nothing')}"
+            for k, v in exp.exceptions.items()
+            if got.get(k) != v
+        ]
+        planned = {c.course for t in rec.plan for c in t.courses}
+        r.label_mismatches += [f"plan lacks {c}" for c in exp.plan_includes if c not in planned]
+    elif ctx.approvals and ctx.critiques:
+        # Waiting for approval: what is asked for, and the plan it is asked for, are the result.
+        asked = [a.citation for a in ctx.approvals]
+        cites += asked
+        cited = {f"{c.document}/{c.section}" for c in asked}
+        r.sections_missing = [x for x in exp.cited_sections if x not in cited]
+        r.risks = sorted({k.kind for k in ctx.critiques[-1].risks})
+        r.graduation = ctx.schedules[-1].graduation_term or "none"
     else:
         r.sections_missing = list(exp.cited_sections)
     r.cited_checked, r.cite_errors = len(cites), _citation_errors(catalog, cites)
@@ -382,6 +407,8 @@ def summarize(
         "determinism_mismatches": sorted(k for k, v in (determinism or {}).items() if not v),
         "failed_runs": [r.id for r in results if r.outcome == "failed"],
         "outcome_mismatches": [_mismatch(r) for r in results if not r.outcome_ok],
+        "label_accuracy": _ratio(sum(not r.label_mismatches for r in results), len(results)),
+        "label_mismatches": [f"{r.id}: {m}" for r in results for m in r.label_mismatches],
         "throughput_rps": _ratio(len(ran), pipeline_ms / 1000),
         "pipeline_s": round(pipeline_ms / 1000, 3),
         "wall_s": round(wall_s, 3),

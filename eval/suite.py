@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,11 +29,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.artifacts import Outcome, PlanRequest, RiskKind
 from agents.catalog import use_catalog
+from agents.catalog.exceptions import UseStatus
 from agents.errors import AdvisingError
 from agents.llm import LLMLedger
 from agents.render import to_html, to_json, to_markdown
 from agents.toolbox import Settings, Toolbox
 from eval.metrics import ScenarioResult, evaluate, summarize
+from pipeline.approvals import decide
 from pipeline.batch_input import InputItem, Invalid, RequestValidator
 from pipeline.context import State, WorkflowContext
 from pipeline.runner import ToolboxFactory, run_request
@@ -58,8 +61,10 @@ Category = Literal[
     "free_text",
     "next_term",
     "invalid_request",
+    "approval",
+    "exception",
 ]
-ExpectedOutcome = Outcome | Literal["rejected"]
+ExpectedOutcome = Outcome | Literal["rejected", "awaiting_approval"]
 
 # Keys whose values are wall-clock facts; determinism compares everything else.
 VOLATILE_KEYS = frozenset(
@@ -101,10 +106,30 @@ class Expect(_Model):
     risks: list[RiskKind] = Field(
         default_factory=list, description="Risk kinds the recommendation must name."
     )
+    exceptions: dict[str, UseStatus] = Field(
+        default_factory=dict,
+        description="Advisor exceptions (by id, or kind and subject) and the status the "
+        "recommendation must give each: used, unused, expired, invalid, conflicting.",
+    )
+    plan_includes: list[str] = Field(
+        default_factory=list, description="Courses the final plan must contain."
+    )
     invalid_path: str | None = Field(
         default=None,
         description="For rejected requests: the JSON path the validator must name, e.g. "
         "'$.student.gpa'.",
+    )
+
+
+class Decision(_Model):
+    """An advisor's decision on a rule the run stops for (``advise approve`` / ``deny``)."""
+
+    rule: str = Field(description="Policy rule id, e.g. 'LOAD-OVERLOAD'.")
+    decision: Literal["approved", "denied"] = Field(description="What the advisor decides.")
+    by: str = Field(description="Who decides.")
+    reason: str = Field(description="Why.")
+    terms: list[str] = Field(
+        default_factory=list, description="Only these terms (default: every pending one)."
     )
 
 
@@ -125,6 +150,11 @@ class Scenario(_Model):
         description="The PlanRequest as JSON (kept raw so invalid requests can be stored)."
     )
     expect: Expect = Field(description="The label.")
+    decisions: list[Decision] = Field(
+        default_factory=list,
+        description="Decisions an advisor records when the run stops in awaiting_approval, "
+        "in order; the run is then resumed. Without them such a run stays awaiting approval.",
+    )
     catalog: str | None = Field(
         default=None,
         description="Catalog the scenario runs on: a catalog JSON file or catalog directory, "
@@ -231,6 +261,26 @@ class SuiteRunner:
         self.settings = settings or Settings()
         self.factory = factory or ToolboxFactory(backend=backend)
         self.validator = RequestValidator()
+        self.decisions: list[Decision] = []
+
+    def _run(self, request: PlanRequest, store: CheckpointStore) -> WorkflowContext:
+        """Run the request; record the scenario's decisions whenever it stops for approval
+        (as ``advise approve`` / ``deny`` would, on the request's as_of day) and resume."""
+        ctx = run_request(
+            request, store=store, toolbox_factory=self.factory, settings=self.settings,
+            out_dir=None,
+        )  # fmt: skip
+        day = request.as_of or date.today()
+        for d in self.decisions:
+            if ctx.state is not State.awaiting_approval:
+                break
+            decide(store, request.request_id, d.rule, d.decision, by=d.by, reason=d.reason,
+                   on=day, terms=d.terms)  # fmt: skip
+            ctx = run_request(
+                request, store=store, toolbox_factory=self.factory, settings=self.settings,
+                out_dir=None,
+            )  # fmt: skip
+        return ctx
 
     def tools(self) -> Toolbox:
         """A toolbox on the same catalog and backend, for the metrics' own checks."""
@@ -238,6 +288,7 @@ class SuiteRunner:
 
     def run(self, scenario: Scenario, pass_no: int = 1) -> ScenarioRun:
         out = ScenarioRun(scenario=scenario)
+        self.decisions = scenario.decisions
         checked = self.validator.check(
             InputItem(source=scenario.id, text=json.dumps(scenario.request))
         )
@@ -248,19 +299,15 @@ class SuiteRunner:
         store = CheckpointStore(self.work_dir / f"pass-{pass_no}")
         started = time.perf_counter()
         try:
-            ctx = run_request(
-                checked,
-                store=store,
-                toolbox_factory=self.factory,
-                settings=self.settings,
-                out_dir=None,
-            )
+            ctx = self._run(checked, store)
         except AdvisingError as exc:  # lock, fingerprint: the run never started
             out.error = f"{type(exc).__name__}: {exc}"
             return out
         finally:
             out.ms = (time.perf_counter() - started) * 1000
         out.ctx = ctx
+        if ctx.state is State.awaiting_approval:
+            return out  # measured as it stands: what it waits for is the result
         if ctx.state is not State.done or ctx.recommendation is None:
             last = ctx.errors[-1] if ctx.errors else None
             out.error = (

@@ -152,3 +152,11 @@ def _count(spec: str) -> int | None:
         return sum(1 for e in os.scandir(path) if e.name.endswith(".json"))
     with path.open("rb") as f:
         return sum(1 for line in f if line.strip())
+
+
+def read_item(path: Path) -> InputItem:
+    """One request file as an input item (an unreadable file is an item with its error)."""
+    try:
+        return InputItem(source=path.name, text=path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        return InputItem(source=path.name, error=f"cannot read: {exc}")

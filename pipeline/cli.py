@@ -26,6 +26,7 @@ from agents.errors import (
     RunInterrupted,
     StaleResultError,
 )
+from pipeline.cli_approvals import add_approve, add_deny, print_awaiting
 from pipeline.cli_catalog import add_audit, add_catalog
 from pipeline.cli_common import (
     EXIT_FAILED,
@@ -40,7 +41,6 @@ from pipeline.cli_status import add_diagram, add_show, add_status
 
 if TYPE_CHECKING:
     from agents.artifacts import PlanRequest
-    from pipeline.batch_input import InputItem
     from pipeline.jobs import RunOptions
     from pipeline.results import BatchReport
 
@@ -51,6 +51,7 @@ _ENGINE_HELP = """\
 exit codes (all pipeline commands):
   0  everything asked for finished        2  usage or input error (nothing run)
   1  some request failed, invalid, locked  3  interrupted (Ctrl-C / SIGTERM), resumable
+  4  nothing failed, but some request awaits approval (advise approve/deny, then resume)
 """
 
 
@@ -80,6 +81,12 @@ def _engine_options(p: argparse.ArgumentParser, *, workers: bool = False) -> Non
         action="store_false",
         help="refuse (status 'stale', exit 1) a request finished under another catalog or "
         "configuration instead of rerunning it (default: rerun, keeping .prev outputs)",
+    )
+    g.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="dry run: approvals a request needs (e.g. an overload) are recorded as denied "
+        "and the request is re-planned, instead of stopping in awaiting_approval",
     )
     g.add_argument(
         "--stages",
@@ -167,6 +174,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
         workers=getattr(args, "workers", 1),
         force=args.force,
         rerun_stale=args.rerun_stale,
+        no_wait=args.no_wait,
         console_level=("warning", "info", "debug")[min(args.verbose, 2)],
     )
 
@@ -201,7 +209,10 @@ def _single(args: argparse.Namespace, opts: RunOptions, request: PlanRequest) ->
             out_dir=opts.out_dir,
             stop=stop,
             rerun_stale=opts.rerun_stale,
+            no_wait=opts.no_wait,
         )
+    if ctx.state is State.awaiting_approval:
+        return print_awaiting(args, ctx)
     done = ctx.state is State.done
     last = ctx.errors[-1] if ctx.errors and ctx.state is State.failed else None
     error = f"{last.stage.value}: {last.message}" if last else None
@@ -224,27 +235,18 @@ def _single(args: argparse.Namespace, opts: RunOptions, request: PlanRequest) ->
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from pipeline.batch_input import Invalid, RequestValidator
+    from pipeline.batch_input import Invalid, RequestValidator, read_item
 
     path = Path(args.request)
     if not path.is_file():
         raise RequestInputError(
             f"request file {args.request!r} does not exist; pass a PlanRequest JSON file"
         )
-    item = _read_item(path)
+    item = read_item(path)
     checked = RequestValidator().check(item)
     if isinstance(checked, Invalid):
         raise RequestInputError(f"{args.request}: {checked.message}")
     return _single(args, _options(args), checked)
-
-
-def _read_item(path: Path) -> InputItem:
-    from pipeline.batch_input import InputItem
-
-    try:
-        return InputItem(source=path.name, text=path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        return InputItem(source=path.name, error=f"cannot read: {exc}")
 
 
 def _prepare(opts: RunOptions) -> RunOptions:
@@ -323,7 +325,8 @@ def _print_report(report: BatchReport, opts: RunOptions) -> None:
         out.print(f"rerun_stale: finished under another catalog or configuration than the "
                   f"current {opts.current.short()}; rerun, previous outputs kept as .prev",
                   markup=False, highlight=False)  # fmt: skip
-    listed = (("failed", report.failures), ("invalid", report.invalid), ("stale", report.stale))
+    listed = [("failed", report.failures), ("invalid", report.invalid), ("stale", report.stale),
+              ("awaiting approval", report.awaiting)]  # fmt: skip
     for title, lines in listed:
         for line in lines:
             out.print(f"{title}: {line}", markup=False, highlight=False)
@@ -336,6 +339,8 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
     add_run,
     add_batch,
     add_resume,
+    add_approve,
+    add_deny,
     add_status,
     add_show,
     add_diagram,

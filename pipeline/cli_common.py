@@ -18,6 +18,7 @@ EXIT_OK = int(ExitCode.OK)
 EXIT_FAILED = int(ExitCode.FAILED)
 EXIT_USAGE = int(ExitCode.USAGE)
 EXIT_INTERRUPTED = int(ExitCode.INTERRUPTED)
+EXIT_AWAITING_APPROVAL = int(ExitCode.AWAITING_APPROVAL)
 
 # A subcommand's handler: parsed arguments in, exit code out.
 Handler = Callable[[argparse.Namespace], int]

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.artifacts import (
     REQUEST_ID_PATTERN,
+    ApprovalItem,
     Critique,
     IntakeResult,
     NegotiationRound,
@@ -36,7 +37,9 @@ SCHEMA_VERSION: Final = 1
 
 class State(StrEnum):
     """The machine's states in their fixed order: the six stages, then where runs stop.
-    A stage state is the next stage to run; ``done`` and ``failed`` are terminal.
+    A stage state is the next stage to run; runs stop in ``done`` (finished),
+    ``awaiting_approval`` (a person must approve or deny a rule; ``decide`` goes back to the
+    critique once every approval is decided) and ``failed`` (``retry`` re-enters the stage).
     Checkpoints store the value; member names equal values (``transitions`` uses names)."""
 
     intake = "intake"
@@ -46,6 +49,7 @@ class State(StrEnum):
     refinement = "refinement"
     synthesis = "synthesis"
     done = "done"
+    awaiting_approval = "awaiting_approval"
     failed = "failed"
 
     @property
@@ -53,7 +57,8 @@ class State(StrEnum):
         return self not in TERMINAL
 
 
-TERMINAL: Final = frozenset({State.done, State.failed})
+TERMINAL: Final = frozenset({State.done, State.awaiting_approval, State.failed})
+"""Where a run stops (``done`` for good; the others until a person or a retry acts)."""
 STAGES: Final = tuple(s for s in State if s not in TERMINAL)
 
 
@@ -161,6 +166,10 @@ class WorkflowContext(_Model):
     outcome: Outcome | None = Field(
         default=None, description="Terminal status decided when the loop ended."
     )
+    approvals: list[ApprovalItem] = Field(
+        default_factory=list,
+        description="Approvals the run stopped for (awaiting_approval) and their decisions.",
+    )
     catalog_fingerprint: str = Field(description="sha256 of the catalog the run uses.")
     config_fingerprint: str = Field(description="sha256 of the run configuration.")
     config: RunConfig = Field(description="The run configuration itself.")
@@ -189,6 +198,7 @@ class WorkflowContext(_Model):
             refinements=tuple(self.refinements),
             negotiation=tuple(self.negotiation),
             outcome=self.outcome,
+            approvals=tuple(self.approvals),
         )
 
     def put(self, slot: str, artifact: BaseModel) -> None:
@@ -268,6 +278,18 @@ def describe(ctx: WorkflowContext) -> str:
             f"    change {c.field}: {c.before!r} -> {c.after!r} ({c.rule_id or '-'}: {c.reason})"
             for c in n.revision
         ]
+        out += [f"    approval {line}" for line in n.approvals]
+    if ctx.approvals:
+        from agents.negotiation import approval_line
+
+        out += ["", "approvals:"]
+        out += [f"  round {a.round}: {approval_line(a)}" for a in ctx.approvals]
+        pending = sorted({a.rule_id for a in ctx.approvals if a.decision == "pending"})
+        if pending:
+            out.append(
+                f"  next: advise approve {ctx.request_id} {pending[0]} --by NAME --reason TEXT "
+                f"(or advise deny ...), then advise resume {ctx.request_id}"
+            )
     out += ["", "artifacts:", *_artifact_lines(ctx)]
     if ctx.errors:
         out += ["", "errors:"]

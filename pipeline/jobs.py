@@ -52,6 +52,7 @@ class RunOptions:
     workers: int = 1
     force: bool = False
     rerun_stale: bool = True
+    no_wait: bool = False  # approvals a run asks for are denied instead of awaited
     current: Fingerprints | None = None  # of the catalog and configuration; None: computed
     console_level: str = "warning"
     log_path: Path | None = None
@@ -163,6 +164,7 @@ class WorkerState:
                 out_dir=self.opts.out_dir,
                 stop=self.stop,
                 rerun_stale=self.opts.rerun_stale,
+                no_wait=self.opts.no_wait,
             )
             result = JobResult.finished(ctx, source=job.source)
             if stale and result.status == "done" and not self.opts.force:

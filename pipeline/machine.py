@@ -3,9 +3,10 @@
 One module-level ``transitions.Machine`` serves every run: a run (``Run``, the model) is
 added at its saved state with ``MACHINE.add_model(run, initial=saved)`` and removed when it
 stops. Resuming never calls ``to_<state>`` (there are none: ``auto_transitions=False``),
-so no callback fires twice. The state *is* the next stage to run; ``done`` and ``failed``
-are where runs stop, and ``retry`` leaves ``failed`` for the stage recorded in
-``failed_stage``.
+so no callback fires twice. The state *is* the next stage to run; ``done``,
+``awaiting_approval`` and ``failed`` are where runs stop: ``retry`` leaves ``failed`` for
+the stage recorded in ``failed_stage``, ``decide`` leaves ``awaiting_approval`` for the
+critique once a person has approved or denied every rule it asked for.
 
 Every stage is called the same way (``agents.case``): ``run(case, tools) -> artifact``,
 where ``case`` is the context's read-only view; the stage table names each stage's agent
@@ -68,19 +69,29 @@ STAGE_TABLE: tuple[StageRow, ...] = (
 )
 ROWS: dict[State, StageRow] = {row.state: row for row in STAGE_TABLE}
 
-# The negotiation loop: the only guarded moves.
+# The negotiation loop: the only guarded moves. A critique whose only blocking issues need
+# a person's approval stops the run (``awaiting_approval``); ``decide`` goes back to the
+# critique once every approval is decided, so no earlier stage runs again.
 LOOP: list[dict[str, Any]] = [
+    {
+        "trigger": "advance",
+        "source": State.critique,
+        "dest": State.awaiting_approval,
+        "conditions": "awaits_approval",
+        "before": "ask_approval",
+    },
     {
         "trigger": "advance",
         "source": State.critique,
         "dest": State.refinement,
         "conditions": "wants_refinement",
+        "unless": "awaits_approval",
     },
     {
         "trigger": "advance",
         "source": State.critique,
         "dest": State.synthesis,
-        "unless": "wants_refinement",
+        "unless": ["awaits_approval", "wants_refinement"],
         "before": "conclude",
     },
     {
@@ -110,6 +121,12 @@ TRANSITIONS: list[dict[str, Any]] = [
             else [m for m in LOOP if m["source"] is row.state]
         )
     ),
+    {
+        "trigger": "decide",
+        "source": State.awaiting_approval,
+        "dest": State.critique,
+        "conditions": "decided",
+    },
     {"trigger": "fail", "source": list(STAGES), "dest": State.failed},
     *(
         {"trigger": "retry", "source": State.failed, "dest": s, "conditions": "failed_here"}
@@ -286,6 +303,9 @@ class Run:
     def retry(self) -> bool:
         raise RuntimeError("Run.retry used before MACHINE.add_model")
 
+    def decide(self) -> bool:
+        raise RuntimeError("Run.decide used before MACHINE.add_model")
+
     # ------------------------------------------------------------------ guards
 
     def wants_refinement(self, event: EventData) -> bool:
@@ -293,6 +313,12 @@ class Run:
 
     def revised(self, event: EventData) -> bool:
         return negotiation.revised(self.ctx.case())
+
+    def awaits_approval(self, event: EventData) -> bool:
+        return negotiation.awaits_approval(self.ctx.case())
+
+    def decided(self, event: EventData) -> bool:
+        return negotiation.decided(self.ctx.case())
 
     def failed_here(self, event: EventData) -> bool:
         failed = self.ctx.failed_stage
@@ -307,6 +333,16 @@ class Run:
         self.ctx.outcome = conclusion.outcome
         if conclusion.last_round is not None:
             put_round(self.ctx.negotiation, self.ctx.round, conclusion.last_round)
+
+    def ask_approval(self, event: EventData) -> None:
+        """Stopping for approval: record what is asked (a rule and term already asked for
+        and still pending is not asked twice)."""
+        asked = {(a.rule_id, t) for a in self.ctx.approvals if a.decision == "pending"
+                 for t in a.terms}  # fmt: skip
+        for item in negotiation.pending_approvals(self.ctx.case()):
+            terms = [t for t in item.terms if (item.rule_id, t) not in asked]
+            if terms:
+                self.ctx.approvals.append(item.model_copy(update={"terms": terms}))
 
     def next_round(self, event: EventData) -> None:
         put_round(self.ctx.negotiation, self.ctx.round, negotiation.close_round(self.ctx.case()))
@@ -327,5 +363,9 @@ def fire(run: Run, trigger: str) -> State:
         if trigger == "retry":
             failed = run.ctx.failed_stage
             detail = f"failed_stage is {failed.value if failed else None!r}"
+        elif trigger == "decide":
+            waiting = [a for a in run.ctx.approvals if a.decision == "pending"]
+            detail = "still pending: " + ", ".join(f"{a.rule_id} ({', '.join(a.terms)})"
+                                                   for a in waiting)  # fmt: skip
         raise TransitionRefusedError(run.ctx.request_id, trigger, before.value, detail)
     return run.state

@@ -6,7 +6,9 @@ A job's status is not a machine state: a request is also ``skipped`` (done on an
 run, same fingerprints), ``rerun_stale`` (done on an earlier run under another catalog or
 configuration, so run again; the previous outputs are kept as ``.prev``), ``stale`` (the
 same, refused by ``--no-rerun-stale``), ``invalid`` (rejected before running), ``locked``
-(another runner holds it) or ``interrupted`` (stopped at a stage boundary, resumable).
+(another runner holds it) or ``interrupted`` (stopped at a stage boundary, resumable);
+``awaiting_approval`` is the machine state of the same name: the request waits for a person
+to ``advise approve`` or ``advise deny`` a rule, then ``advise resume``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,15 @@ from pipeline.checkpoint_summary import CheckpointSummary
 from pipeline.context import State, WorkflowContext
 
 JobStatus = Literal[
-    "done", "rerun_stale", "skipped", "stale", "failed", "invalid", "locked", "interrupted"
+    "done",
+    "awaiting_approval",
+    "rerun_stale",
+    "skipped",
+    "stale",
+    "failed",
+    "invalid",
+    "locked",
+    "interrupted",
 ]
 MAX_LISTED = 10  # failures and invalid requests listed in the printed table
 
@@ -61,18 +71,30 @@ class JobResult(BaseModel):
 
     @classmethod
     def finished(cls, ctx: WorkflowContext, *, source: str) -> JobResult:
-        """A run that ended in ``done`` or ``failed``."""
+        """A run that stopped in ``done``, ``awaiting_approval`` or ``failed``."""
         last = ctx.errors[-1] if ctx.state is State.failed and ctx.errors else None
+        error = f"{last.stage.value}: {last.type}: {last.message}" if last else None
+        if ctx.state is State.awaiting_approval:
+            waiting = [a for a in ctx.approvals if a.decision == "pending"]
+            error = "awaiting approval: " + ", ".join(
+                f"{a.rule_id} ({', '.join(a.terms)}) by {a.approver}" for a in waiting
+            )
         return cls(
             id=ctx.request_id,
             source=source,
-            status="done" if ctx.state is State.done else "failed",
+            status=(
+                "done"
+                if ctx.state is State.done
+                else "awaiting_approval"
+                if ctx.state is State.awaiting_approval
+                else "failed"
+            ),
             state=ctx.state,
             outcome=ctx.outcome if ctx.state is State.done else None,
             rounds=ctx.round,
             llm_calls=len(ctx.ledger.calls),
             tokens=ctx.ledger.tokens,
-            error=f"{last.stage.value}: {last.type}: {last.message}" if last else None,
+            error=error,
             stage_ms=ctx.stage_ms(),
         )
 
@@ -105,6 +127,7 @@ class BatchReport:
     failures: list[str] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)  # refused stale requests
+    awaiting: list[str] = field(default_factory=list)  # requests waiting for approval
     llm_calls: int = 0
     tokens: int = 0
     durations_ms: list[float] = field(default_factory=list)
@@ -132,6 +155,8 @@ class BatchReport:
             return ExitCode.INTERRUPTED
         if any(self.count(s) for s in ("failed", "invalid", "locked", "stale")):
             return ExitCode.FAILED
+        if self.count("awaiting_approval"):
+            return ExitCode.AWAITING_APPROVAL
         return ExitCode.OK
 
     def add(self, result: JobResult) -> None:
@@ -142,6 +167,8 @@ class BatchReport:
         where = f"{result.id or '?'} ({result.source}): {result.error}"
         if status == "invalid" and len(self.invalid) < MAX_LISTED:
             self.invalid.append(where)
+        elif status == "awaiting_approval" and len(self.awaiting) < MAX_LISTED:
+            self.awaiting.append(where)
         elif status == "stale" and len(self.stale) < MAX_LISTED:
             self.stale.append(where)
         elif status in ("failed", "locked") and len(self.failures) < MAX_LISTED:

@@ -28,16 +28,15 @@ from typing import Protocol
 import structlog
 from pydantic import PrivateAttr
 
+from agents import negotiation
 from agents.artifacts import PlanRequest
 from agents.catalog import use_catalog
 from agents.errors import (
-    FingerprintMismatchError,
-    RequestChangedError,
     RunInterrupted,
-    StaleResultError,
 )
 from agents.llm import LLMBackend, LLMCall, LLMLedger
 from agents.toolbox import Settings, Toolbox
+from pipeline.approvals import deny_pending
 from pipeline.context import (
     TERMINAL,
     RunConfig,
@@ -50,7 +49,7 @@ from pipeline.context import (
 )
 from pipeline.machine import MACHINE, Run, StageSet, fire, real_stages, run_stage
 from pipeline.outputs import keep_previous, outputs_present, render_outputs
-from pipeline.stale import Fingerprints
+from pipeline.stale import Fingerprints, check_resume
 from pipeline.store import CheckpointStore, atomic_write_many, check_request_id
 
 log = structlog.get_logger(__name__)
@@ -186,51 +185,6 @@ def _traceback_summary(exc: BaseException, limit: int = 6) -> list[str]:
     return [f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in frames]
 
 
-def _check_resume(
-    ctx: WorkflowContext,
-    request: PlanRequest,
-    *,
-    current: Fingerprints,
-    config: RunConfig,
-    force: bool,
-    rerun_stale: bool,
-    path: Path,
-) -> WorkflowContext | None:
-    """The context to continue, or None to start again (forced, changed request, stale)."""
-    rid = ctx.request_id
-    if ctx.request != request:
-        if not force:
-            raise RequestChangedError(request.request_id, path)
-        log.warning("resume.request_changed", request_id=rid, action="restart")
-        return None
-    saved = Fingerprints(ctx.catalog_fingerprint, ctx.config_fingerprint)
-    if ctx.state is State.done:
-        if force:
-            log.warning("rerun.forced", request_id=rid, action="restart, previous kept as .prev")
-            return None
-        if not saved.differs(current):
-            return ctx
-        if not rerun_stale:
-            raise StaleResultError(rid, saved.short(), current.short(), path)
-        log.warning("request.stale", request_id=rid, saved=saved.short(), current=current.short(),
-                    action="rerun from the start, previous outputs kept as .prev")  # fmt: skip
-        return None
-    checks = (
-        ("catalog", ctx.catalog_fingerprint, current.catalog or ""),
-        ("configuration", ctx.config_fingerprint, config.fingerprint()),
-    )
-    for what, old, new in checks:
-        if old == new:
-            continue
-        if not force:
-            raise FingerprintMismatchError(rid, what, old, new, path)
-        log.warning("resume.forced", request_id=rid, what=what, saved=old[:12])
-    ctx.catalog_fingerprint = current.catalog or ""
-    ctx.config_fingerprint = config.fingerprint()
-    ctx.config = config
-    return ctx
-
-
 def run_request(
     request: PlanRequest,
     *,
@@ -242,8 +196,12 @@ def run_request(
     out_dir: Path | None = Path("out"),
     stop: StopFlag | None = None,
     rerun_stale: bool = True,
+    no_wait: bool = False,
 ) -> WorkflowContext:
-    """Run ``request`` to ``done`` or ``failed``, resuming its checkpoint if there is one.
+    """Run ``request`` to ``done``, ``awaiting_approval`` or ``failed``, resuming its
+    checkpoint if there is one. A run waiting for approval goes on once every approval it
+    asked for is decided (``pipeline.approvals``); ``no_wait`` decides them as denied (a
+    dry run that never stops for a person).
 
     ``force`` reruns a finished request from the start; a stale finished request (another
     catalog or configuration fingerprint) is rerun unless ``rerun_stale`` is False. Both
@@ -256,7 +214,7 @@ def run_request(
     with store.lock(rid), use_catalog(toolbox_factory.catalog):
         try:
             return _run_locked(request, rid, store, toolbox_factory, settings, force, stages,
-                               out_dir, stop, rerun_stale)  # fmt: skip
+                               out_dir, stop, rerun_stale, no_wait)  # fmt: skip
         finally:
             store.flush()  # before the lock goes: the next holder must see every save
 
@@ -272,13 +230,14 @@ def _run_locked(
     out_dir: Path | None,
     stop: StopFlag | None,
     rerun_stale: bool,
+    no_wait: bool,
 ) -> WorkflowContext:
     config = toolbox_factory.run_config(settings, stages.name)
     current = Fingerprints(toolbox_factory.catalog_fingerprint, config.fingerprint())
     saved = store.load(rid)
     ctx = saved
     if saved is not None:
-        ctx = _check_resume(saved, request, current=current, config=config, force=force,
+        ctx = check_resume(saved, request, current=current, config=config, force=force,
                             rerun_stale=rerun_stale, path=store.path(rid))  # fmt: skip
         if ctx is None and saved.state is State.done:
             keep_previous(store.path(rid), out_dir, rid)
@@ -290,7 +249,7 @@ def _run_locked(
     if ctx.state is not State.done:
         ledger = SavingLedger.over(ctx, store)
         tools = toolbox_factory(ledger, settings)
-        _drive(ctx, stages, tools, store, settings.max_rounds, stop)
+        _drive(ctx, stages, tools, store, settings.max_rounds, stop, no_wait)
     done = ctx.state is State.done
     if done and out_dir is not None and not outputs_present(out_dir, rid):
         files = render_outputs(ctx, stages, out_dir)  # while the last checkpoint is written
@@ -307,6 +266,7 @@ def _drive(
     store: CheckpointStore,
     max_rounds: int,
     stop: StopFlag | None,
+    no_wait: bool = False,
 ) -> None:
     run = Run(ctx, max_rounds)
     MACHINE.add_model(run, initial=run.state)
@@ -318,7 +278,17 @@ def _drive(
                 stage=ctx.failed_stage and ctx.failed_stage.value,
             )
             fire(run, "retry")
-        while run.state not in TERMINAL:
+        while True:
+            if run.state is State.awaiting_approval:
+                if no_wait:
+                    deny_pending(ctx, tools.today())
+                if not negotiation.decided(ctx.case()):
+                    break  # a person decides (advise approve / deny), then resumes
+                fire(run, "decide")
+                store.save(ctx)
+                log.info("run.decided", request_id=ctx.request_id, next=ctx.state.value)
+            if run.state in TERMINAL:
+                break
             if isinstance(stop, GracefulStop):
                 stop.rearm()
             if stop is not None and stop.is_set():
@@ -331,7 +301,7 @@ def _drive(
         "run.finished",
         request_id=ctx.request_id,
         state=ctx.state.value,
-        outcome=ctx.outcome if ctx.state is State.done else "failed",
+        outcome=ctx.outcome if ctx.state is State.done else ctx.state.value,
         rounds=ctx.round,
         duration_ms=round(ctx.total_ms(), 1),
     )

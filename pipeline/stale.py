@@ -5,6 +5,8 @@ A batch, ``run`` or ``resume`` reruns a stale request from the start by default,
 the previous outputs as ``<out_dir>/<id>.json.prev`` (``.md.prev``, ``.html.prev``) and the
 previous checkpoint as ``<state_dir>/<id>.json.prev``; ``--no-rerun-stale`` refuses it with
 a ``StaleResultError`` naming both fingerprints. ``advise status`` lists it as ``stale``.
+``check_resume`` decides, for a saved checkpoint, whether a run continues it or starts
+again.
 """
 
 from __future__ import annotations
@@ -12,8 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import structlog
+
+from agents.artifacts import PlanRequest
+from agents.errors import FingerprintMismatchError, RequestChangedError, StaleResultError
 from agents.toolbox import Settings
-from pipeline.context import RunConfig
+from pipeline.context import RunConfig, State, WorkflowContext
+
+log = structlog.get_logger(__name__)
 
 
 @dataclass(frozen=True)
@@ -49,3 +57,48 @@ def current_fingerprints(
         settings, backend=llm.name, model=llm.model, stages=load_stages(stages).name
     )
     return Fingerprints(catalog_fingerprint(catalog), config.fingerprint())
+
+
+def check_resume(
+    ctx: WorkflowContext,
+    request: PlanRequest,
+    *,
+    current: Fingerprints,
+    config: RunConfig,
+    force: bool,
+    rerun_stale: bool,
+    path: Path,
+) -> WorkflowContext | None:
+    """The context to continue, or None to start again (forced, changed request, stale)."""
+    rid = ctx.request_id
+    if ctx.request != request:
+        if not force:
+            raise RequestChangedError(request.request_id, path)
+        log.warning("resume.request_changed", request_id=rid, action="restart")
+        return None
+    saved = Fingerprints(ctx.catalog_fingerprint, ctx.config_fingerprint)
+    if ctx.state is State.done:
+        if force:
+            log.warning("rerun.forced", request_id=rid, action="restart, previous kept as .prev")
+            return None
+        if not saved.differs(current):
+            return ctx
+        if not rerun_stale:
+            raise StaleResultError(rid, saved.short(), current.short(), path)
+        log.warning("request.stale", request_id=rid, saved=saved.short(), current=current.short(),
+                    action="rerun from the start, previous outputs kept as .prev")  # fmt: skip
+        return None
+    checks = (
+        ("catalog", ctx.catalog_fingerprint, current.catalog or ""),
+        ("configuration", ctx.config_fingerprint, config.fingerprint()),
+    )
+    for what, old, new in checks:
+        if old == new:
+            continue
+        if not force:
+            raise FingerprintMismatchError(rid, what, old, new, path)
+        log.warning("resume.forced", request_id=rid, what=what, saved=old[:12])
+    ctx.catalog_fingerprint = current.catalog or ""
+    ctx.config_fingerprint = config.fingerprint()
+    ctx.config = config
+    return ctx

@@ -220,6 +220,7 @@ def test_mixed_record_whole_report(catalog: Catalog) -> None:
         "all_met": False,
         "all_met_by_completed": False,
         "warnings": [],
+        "exceptions": [],
     }
     assert unmet(report) == [
         ("CS-BS", "core-122", "15-122 earned C-, below the minimum C"),
@@ -292,6 +293,7 @@ def test_planned_courses_complete_the_audit(catalog: Catalog) -> None:
             "planned course 15-351 (S2028) was already passed with C- in F2026; a retake earns "
             "no new units",
         ],
+        "exceptions": [],
     }
     assert unmet(report) == []
 

@@ -191,7 +191,8 @@ def test_diagram_prints_mermaid(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diagram"]) == 0
     out = capsys.readouterr().out
     assert "stateDiagram-v2" in out
-    assert "critique --> refinement: advance [wants_refinement]" in out
+    assert "critique --> refinement: advance [wants_refinement & !awaits_approval]" in out
+    assert "awaiting_approval --> critique: decide [decided]" in out
 
 
 @pytest.mark.parametrize("command", ["run", "batch", "resume", "status", "show", "diagram"])

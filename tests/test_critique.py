@@ -127,6 +127,7 @@ def test_high_gpa_student_with_the_same_plan_is_conditional_on_advisor_approval(
                 action="needs_approval",
                 rule_id="LOAD-OVERLOAD",
                 reason="ask for advisor approval of the overload terms; the student qualifies",
+                approver="advisor",
             )
         ],
         rules_checked=["LOAD-MAX", "LOAD-OVERLOAD", *EVERYONE[1:]],

@@ -81,6 +81,8 @@ def test_suite_has_40_labeled_scenarios_in_every_category() -> None:
         "free_text",
         "next_term",
         "invalid_request",
+        "approval",
+        "exception",
     }
     assert all(s.rationale for s in scenarios)
 

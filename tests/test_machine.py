@@ -36,6 +36,7 @@ def test_states_are_an_enum_in_fixed_order() -> None:
         "refinement",
         "synthesis",
         "done",
+        "awaiting_approval",
         "failed",
     ]
     assert [s.value for s in STAGES] == [s.value for s in State][:6]
@@ -44,7 +45,7 @@ def test_states_are_an_enum_in_fixed_order() -> None:
 def test_machine_is_one_module_level_instance_without_auto_transitions() -> None:
     assert MACHINE.auto_transitions is False
     assert MACHINE.model_override is True
-    assert sorted(MACHINE.events) == ["advance", "fail", "retry"]
+    assert sorted(MACHINE.events) == ["advance", "decide", "fail", "retry"]
 
 
 def test_approved_run_visits_every_stage_once_in_order(h: Harness) -> None:
@@ -259,8 +260,10 @@ def test_mermaid_diagram_is_drawn_from_the_table() -> None:
     assert "stateDiagram-v2" in text
     for line in (
         "intake --> requirements: advance",
-        "critique --> refinement: advance [wants_refinement]",
-        "critique --> synthesis: advance [!wants_refinement]",
+        "critique --> awaiting_approval: advance [awaits_approval]",
+        "critique --> refinement: advance [wants_refinement & !awaits_approval]",
+        "critique --> synthesis: advance [!awaits_approval & !wants_refinement]",
+        "awaiting_approval --> critique: decide [decided]",
         "refinement --> scheduling: advance [revised]",
         "refinement --> synthesis: advance [!revised]",
         "synthesis --> done: advance",

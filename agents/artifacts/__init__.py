@@ -21,6 +21,9 @@ from agents.artifacts.base import (
     Weekday,
 )
 from agents.artifacts.critique import (
+    ApprovalItem,
+    ApprovalSource,
+    ApprovalUse,
     CitationRef,
     ConstraintChange,
     Critique,
@@ -83,6 +86,9 @@ def write_schemas(directory: Path | None = None) -> list[Path]:
 __all__ = [
     "ARTIFACT_MODELS",
     "REQUEST_ID_PATTERN",
+    "ApprovalItem",
+    "ApprovalSource",
+    "ApprovalUse",
     "Artifact",
     "CitationRef",
     "ConstraintChange",

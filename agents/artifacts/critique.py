@@ -81,6 +81,50 @@ class Modification(Artifact):
     value: float | None = Field(default=None, description="The number (units, courses).")
     rule_id: str = Field(description="Rule that motivates it.")
     reason: str = Field(description="Why, in one sentence.")
+    approver: str | None = Field(
+        default=None, description="needs_approval only: who may approve (the rule's approver)."
+    )
+
+
+ApprovalSource = Literal["record", "advisor", "no_wait"]
+
+
+class ApprovalUse(Artifact):
+    """A decision on a rule that needs a person's approval, as the critique applied it to a
+    planned term: granted (the term may carry the overload) or denied (it may not)."""
+
+    rule_id: str = Field(description="Rule approved or denied, e.g. 'LOAD-OVERLOAD'.")
+    term: str = Field(description="Planned term the decision covers.")
+    decision: Literal["approved", "denied"] = Field(description="What was decided.")
+    by: str = Field(description="Who decided.")
+    date: str = Field(description="When (YYYY-MM-DD).")
+    reason: str = Field(description="Why, as recorded.")
+    source: ApprovalSource = Field(
+        description="'record': an approve exception in the student record; 'advisor': "
+        "`advise approve` / `advise deny` on this run; 'no_wait': denied because the batch "
+        "ran with --no-wait."
+    )
+    citation: CitationRef = Field(description="Where the rule is stated.")
+
+
+class ApprovalItem(Artifact):
+    """One approval the run stopped for (state ``awaiting_approval``) and its decision."""
+
+    rule_id: str = Field(description="Rule whose approval is needed.")
+    terms: list[str] = Field(description="Planned terms that need it.")
+    approver: str = Field(description="Who may approve it (the rule's requires_approval).")
+    round: int = Field(ge=1, description="Negotiation round that asked for it.")
+    message: str = Field(description="Why it is needed, with the numbers.")
+    citation: CitationRef = Field(description="Where the rule is stated.")
+    decision: Literal["pending", "approved", "denied"] = Field(
+        default="pending", description="Pending until someone decides."
+    )
+    by: str | None = Field(default=None, description="Who decided.")
+    reason: str | None = Field(default=None, description="Why, as they recorded it.")
+    decided_on: str | None = Field(default=None, description="When (YYYY-MM-DD).")
+    source: ApprovalSource | None = Field(
+        default=None, description="'advisor' (advise approve/deny) or 'no_wait' (batch dry run)."
+    )
 
 
 class Critique(Artifact):
@@ -99,6 +143,11 @@ class Critique(Artifact):
     )
     rules_checked: list[str] = Field(
         default_factory=list, description="Ids of every rule that applied and was checked."
+    )
+    approvals: list[ApprovalUse] = Field(
+        default_factory=list,
+        description="Approvals and denials (from the record or from an advisor during the "
+        "run) the critique applied to planned terms.",
     )
     explanation: str = Field(default="", description="The verdict in plain words.")
     explanation_source: Literal["template", "gemini", "template_fallback"] = Field(
@@ -146,6 +195,10 @@ class NegotiationRound(Artifact):
     )
     revision: list[ConstraintChange] = Field(
         default_factory=list, description="Changes made for the next round."
+    )
+    approvals: list[str] = Field(
+        default_factory=list,
+        description="Approvals the round waited for and their decisions, one sentence each.",
     )
     resolution: Literal["approved", "revised", "no_change", "max_rounds", "infeasible"] = Field(
         description="How the round ended."

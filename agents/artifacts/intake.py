@@ -17,6 +17,7 @@ from agents.catalog import (
     ClassStanding,
     StudentRecord,
 )
+from agents.catalog.exceptions import ExceptionUse
 
 
 class OpenQuestion(Artifact):
@@ -108,6 +109,16 @@ class IntakeResult(Artifact):
     )
     notes: list[str] = Field(
         default_factory=list, description="How the free text was read, one note per finding."
+    )
+    as_of: str | None = Field(
+        default=None,
+        description="The day (YYYY-MM-DD) the student's advisor exceptions were judged on: "
+        "the request's as_of, else the day the run started; None without exceptions.",
+    )
+    exceptions_expired: list[ExceptionUse] = Field(
+        default_factory=list,
+        description="Advisor exceptions past their expires date on as_of: left out of "
+        "`student`, so no later stage applies them.",
     )
     parser: Literal["structured", "offline", "gemini", "offline_fallback"] = Field(
         description="What read the free text."

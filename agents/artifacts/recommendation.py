@@ -12,6 +12,7 @@ from agents.artifacts.base import (
     Outcome,
 )
 from agents.artifacts.critique import (
+    ApprovalUse,
     CitationRef,
     NegotiationRound,
     Risk,
@@ -25,6 +26,7 @@ from agents.artifacts.schedule import (
     NextTermSections,
     ScheduledTerm,
 )
+from agents.catalog.exceptions import ExceptionUse
 
 
 class Recommendation(Artifact):
@@ -55,6 +57,16 @@ class Recommendation(Artifact):
         default_factory=list, description="Violations left unresolved (none when approved)."
     )
     citations: list[CitationRef] = Field(default_factory=list, description="Sources.")
+    exceptions: list[ExceptionUse] = Field(
+        default_factory=list,
+        description="The student's advisor exceptions and what each did in the final plan's "
+        "audit (used, unused, expired, invalid, conflicting).",
+    )
+    approvals: list[ApprovalUse] = Field(
+        default_factory=list,
+        description="Approvals and denials of rules the final plan relies on, with who "
+        "decided, when and why.",
+    )
     open_questions: list[OpenQuestion] = Field(
         default_factory=list, description="Questions for the student or advisor."
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from pydantic import Field
 
 from agents.artifacts.base import (
@@ -79,3 +81,8 @@ class PlanRequest(Artifact):
         default_factory=TimePreferences, description="Free days and times for the next term."
     )
     question: str | None = Field(default=None, description="A policy question, if any.")
+    as_of: date | None = Field(
+        default=None,
+        description="The day the request is judged on (YYYY-MM-DD): advisor exceptions whose "
+        "expires date is before it are ignored. Default: the day the run starts.",
+    )

@@ -30,6 +30,7 @@ from typing import Any
 import structlog
 
 from agents.audit.build import Builder
+from agents.audit.exceptions import account
 from agents.audit.pool import build_pool
 from agents.audit.report import AuditReport, RequirementAudit
 from agents.audit.stages import allocate
@@ -46,6 +47,7 @@ from agents.catalog import (
     with_institution,
     write_schema_file,
 )
+from agents.catalog.overrides import effective_catalog, overrides_of
 
 log = structlog.get_logger(__name__)
 
@@ -156,7 +158,10 @@ def audit(
     memo: dict[Any, AuditReport] = catalog.derived.setdefault("audit.reports", {})
     report = memo.get(key)
     if report is None:
-        report = _audit(catalog, student, programs, add_programs=add_programs, planned=planned)
+        effective = effective_catalog(catalog, student)
+        report = _audit(effective, student, programs, add_programs=add_programs, planned=planned)
+        if student.exceptions:
+            report = account(effective, student, report, overrides_of(catalog, student))
         if len(memo) >= AUDIT_MEMO_SIZE:
             memo.pop(next(iter(memo)))
         memo[key] = report

@@ -100,6 +100,11 @@ def render_audit(report: AuditReport) -> str:
     text = "\n".join(lines) + "\n"
     for program in report.programs:
         text += "\n" + render_program(program)
+    if report.exceptions:
+        text += "\nAdvisor exceptions:\n" + "".join(
+            f"  - [{u.status}] {u.exception} ({u.by}, {u.date}: {u.reason}): {u.note}\n"
+            for u in report.exceptions
+        )
     if report.warnings:
         text += "\nWarnings:\n" + "".join(f"  - {w}\n" for w in report.warnings)
     return text

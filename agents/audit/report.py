@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.audit.pool import CountedStatus
 from agents.catalog import AttemptSource, ClassStanding, ProgramKind
+from agents.catalog.exceptions import ExceptionUse
 
 __all__ = [
     "AuditReport",
@@ -152,4 +153,10 @@ class AuditReport(_Model):
     all_met_by_completed: bool = Field(description="Every program met by completed courses.")
     warnings: list[str] = Field(
         description="Problems with the inputs that the audit worked around."
+    )
+    exceptions: list[ExceptionUse] = Field(
+        default_factory=list,
+        description="The student's advisor exceptions and what each did: used, unused, "
+        "expired, invalid or conflicting (approvals of policy rules are listed only when "
+        "invalid; the critique applies them to planned terms).",
     )

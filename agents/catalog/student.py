@@ -8,6 +8,7 @@ given, the best attempt of a repeated course) are computed here so every tool ag
 from __future__ import annotations
 
 import json
+from datetime import date
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.catalog.base import CatalogModel
 from agents.catalog.credits import credit_sum
+from agents.catalog.exceptions import AdvisorException, Approval, ExceptionsFile
 from agents.catalog.model import Catalog
 from agents.catalog.policies import AcademicStatus
 from agents.catalog.prereq import COURSE_CODE_PATTERN, ClassStanding
@@ -71,6 +73,11 @@ class StudentRecord(CatalogModel):
     )
     interests: list[str] = Field(default_factory=list, description="Topics the student likes.")
     notes: str = Field(default="", description="Advisor notes.")
+    exceptions: list[AdvisorException] = Field(
+        default_factory=list,
+        description="Advisor exceptions (substitute, waive, apply, approve), each with who, "
+        "when and why; see agents.catalog.exceptions.",
+    )
 
     # ------------------------------------------------------------------ derived facts
 
@@ -196,6 +203,29 @@ class StudentRecord(CatalogModel):
                 pts += catalog.grade_by_symbol[a.grade or ""].points * u
                 units = credit_sum((units, u))
         return round(pts / units, 2) if units else None
+
+    def approvals(self) -> list[Approval]:
+        """The record's ``approve`` exceptions."""
+        return [e for e in self.exceptions if isinstance(e, Approval)]
+
+    def with_exceptions(self, extra: ExceptionsFile) -> StudentRecord:
+        """This record with an exceptions file's entries appended (a file for another
+        student is a ``StudentRecordError``)."""
+        if extra.student_id != self.id:
+            raise StudentRecordError(
+                f"exceptions for {extra.student_id!r}",
+                [f"$.student_id: the file is for student {extra.student_id!r}, not {self.id!r}; "
+                 "pass the exceptions file of this student"],
+            )  # fmt: skip
+        return self.model_copy(update={"exceptions": [*self.exceptions, *extra.exceptions]})
+
+    def split_expired(self, on: date) -> tuple[StudentRecord, list[AdvisorException]]:
+        """This record without the exceptions expired ``on`` that day, and those."""
+        expired = [e for e in self.exceptions if e.expired(on)]
+        if not expired:
+            return self, []
+        active = [e for e in self.exceptions if not e.expired(on)]
+        return self.model_copy(update={"exceptions": active}), expired
 
     def terms_enrolled(self) -> list[str]:
         """Institution terms with at least one attempt, in order."""

@@ -171,6 +171,24 @@ def _said(risk: Risk, draft: Recommendation) -> bool:
     )
 
 
+def _decision_lines(draft: Recommendation) -> list[str]:
+    """Approvals granted or denied, and the advisor exceptions applied to the plan."""
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for a in draft.approvals:
+        groups.setdefault((a.decision, a.by, a.date), []).append(term_label(a.term) or a.term)
+    out = [
+        f"- The approval your plan needed for {', '.join(terms)} was "
+        f"{'granted' if decision == 'approved' else 'denied'} by {by} on {day}."
+        for (decision, by, day), terms in groups.items()
+    ]
+    out += [
+        f"- {u.note[0].upper()}{u.note[1:]} ({u.by}, {u.date})."
+        for u in draft.exceptions
+        if u.status == "used" and u.kind != "approve"
+    ]
+    return out
+
+
 def template_letter(draft: Recommendation) -> str:
     """A plain-text letter built from the draft alone; deterministic."""
     first = draft.student_name.split()[0] if draft.student_name.split() else "student"
@@ -193,6 +211,7 @@ def template_letter(draft: Recommendation) -> str:
     approvals = [r for r in draft.risks if r.kind == "approval_needed"]
     others = [r for r in draft.risks if r.kind != "approval_needed" and not _said(r, draft)]
     parts.append(_section("Approvals to seek:", (_risk_line(r) for r in approvals)))
+    parts.append(_section("Decisions your plan relies on:", _decision_lines(draft)))
     parts.append(_section("Things to keep in mind:", (_risk_line(r) for r in others)))
     if draft.violations:
         parts.append(

@@ -53,6 +53,7 @@ from collections.abc import Sequence
 import structlog
 
 from agents.catalog import Catalog, StudentRecord, Term
+from agents.catalog.overrides import effective_catalog
 from agents.planner.prep import Prep
 from agents.planner.reasons import analysis_reasons, diagnose, input_reasons
 from agents.planner.repair import agree_with_audit
@@ -72,6 +73,7 @@ def plan(
 ) -> PlanResult:
     """Plan every remaining term to graduation for ``programs`` (declared plus added)."""
     t0 = time.perf_counter()
+    catalog = effective_catalog(catalog, student)  # the advisor's exceptions, if any
     setup = PlanSetup(catalog, student, programs, constraints)
     end = setup.latest
     if setup.target is not None and setup.target < end:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import structlog
 
 from agents.artifacts import (
+    ApprovalUse,
     Modification,
     Risk,
     ScheduledTerm,
@@ -65,6 +66,14 @@ def _overload(ctx: PlanCheck, f: Findings, t: ScheduledTerm, lim: LoadLimit) -> 
     who = rule.requires_approval or "advisor"
     unit = ctx.unit_name
     base = f"{label(t.term)} has {num(t.units)} {unit}, above the standard {num(lim.standard)}"
+    decided = ctx.decision(rule.id, t.term)
+    if decided is not None:
+        if decided not in f.approvals:
+            f.approvals.append(decided)
+        if decided.decision == "approved":
+            return  # a person approved this term's overload: nothing left to ask
+        _denied(ctx, f, t, lim, decided)
+        return
     if rule.id in ctx.approvals:
         msg = f"{base}; the plan assumes {who} approval for the overload"
     else:
@@ -77,6 +86,7 @@ def _overload(ctx: PlanCheck, f: Findings, t: ScheduledTerm, lim: LoadLimit) -> 
                 action="needs_approval",
                 rule_id=rule.id,
                 reason=f"ask for {who} approval of the overload terms; the student qualifies",
+                approver=who,
             )
         )
         msg = f"{label(t.term)} needs {who} approval for {num(t.units)} {unit} before registration"
@@ -89,6 +99,40 @@ def _overload(ctx: PlanCheck, f: Findings, t: ScheduledTerm, lim: LoadLimit) -> 
             citation=ctx.cite(rule.id),
         )
     )
+
+
+def _denied(
+    ctx: PlanCheck, f: Findings, t: ScheduledTerm, lim: LoadLimit, decided: ApprovalUse
+) -> None:
+    """A denied overload is a hard limit at the standard load: cap every term there (the
+    denial is of the overload, and a cap on this term alone moves it next door)."""
+    rule = lim.overload_rule
+    assert rule is not None
+    unit = ctx.unit_name
+    msg = (
+        f"{label(t.term)} has {num(t.units)} {unit}, above the standard {num(lim.standard)}; "
+        f"the overload was denied by {decided.by} on {decided.date} ({decided.reason})"
+    )
+    f.violations.append(ctx.violation(rule, msg, t.term).model_copy(update={"severity": "hard"}))
+    f.suggest(
+        Modification(
+            action="cap_all_terms_units",
+            value=lim.standard,
+            rule_id=rule.id,
+            reason=f"the overload was denied; keep every term within the standard "
+            f"{num(lim.standard)} {unit}",
+        )
+    )
+    c = ctx.schedule.constraints
+    if c is not None and c.target_term is not None:
+        f.suggest(
+            Modification(
+                action="relax_target",
+                rule_id=rule.id,
+                reason=f"graduating by {label(c.target_term)} needed the denied overload; find "
+                "the earliest graduation within the standard load",
+            )
+        )
 
 
 def _suggest_caps(

@@ -9,6 +9,8 @@ from functools import cached_property
 import structlog
 
 from agents.artifacts import (
+    ApprovalItem,
+    ApprovalUse,
     Modification,
     Risk,
     Schedule,
@@ -33,6 +35,7 @@ class Findings:
     risks: list[Risk] = field(default_factory=list)
     suggestions: list[Modification] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)
+    approvals: list[ApprovalUse] = field(default_factory=list)
 
     def mark(self, rule_id: str) -> None:
         if rule_id not in self.checked:
@@ -53,6 +56,7 @@ class PlanCheck:
     programs: list[str]
     schedule: Schedule
     cite: Cite
+    decisions: tuple[ApprovalItem, ...] = ()
 
     @property
     def enrolled_terms(self) -> list[ScheduledTerm]:
@@ -62,8 +66,42 @@ class PlanCheck:
 
     @property
     def approvals(self) -> frozenset[str]:
+        """Rule ids a constraint set of an older run assumed approved (no longer set: a
+        person decides, see ``decision``)."""
         c = self.schedule.constraints
         return frozenset(c.approvals_assumed if c else ())
+
+    def decision(self, rule_id: str, term: str) -> ApprovalUse | None:
+        """The decision on ``rule_id`` for planned ``term``: an advisor's on this run (the
+        latest wins), else an approve exception in the record covering the term."""
+        for item in reversed(self.decisions):
+            if item.rule_id == rule_id and term in item.terms and item.decision != "pending":
+                return ApprovalUse(
+                    rule_id=rule_id,
+                    term=term,
+                    decision=item.decision,
+                    by=item.by or "",
+                    date=item.decided_on or "",
+                    reason=item.reason or "",
+                    source=item.source or "advisor",
+                    citation=self.cite(rule_id),
+                )
+        index = Term.parse(term).index
+        for grant in self.record.approvals() if self.record is not None else []:
+            first = Term.parse(grant.term).index
+            last = Term.parse(grant.through or grant.term).index
+            if grant.rule == rule_id and first <= index <= last:
+                return ApprovalUse(
+                    rule_id=rule_id,
+                    term=term,
+                    decision="approved",
+                    by=grant.by,
+                    date=grant.date.isoformat(),
+                    reason=grant.reason,
+                    source="record",
+                    citation=self.cite(rule_id),
+                )
+        return None
 
     @cached_property
     def facts(self) -> Facts:

@@ -1,0 +1,79 @@
+"""The critique's verdict in words: each suggested change as a sentence, the verdict with
+its rules and fixes, and the approvals a person decided."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from agents.artifacts import ApprovalUse, Modification, Risk, Violation
+from agents.policy import join, label, num
+
+Verdict = Literal["approved", "conditional", "rejected"]
+
+
+def describe(mod: Modification, where: str | None = None) -> str:
+    """A suggestion in a few words, for verdicts and revision summaries; ``where`` replaces
+    the term's label (to name several terms at once)."""
+    value = num(mod.value) if mod.value is not None else ""
+    where = where or (label(mod.term) if mod.term else "")
+    return {
+        "cap_term_units": f"cap {where} at {value} units",
+        "cap_all_terms_units": f"cap every term at {value} units",
+        "floor_term_units": f"keep {where} at {value} units or more",
+        "cap_courses_per_term": f"at most {value} courses per term",
+        "move_course": f"move {mod.course} to {where}",
+        "avoid_course": f"do not plan {mod.course}",
+        "relax_target": "drop the graduation target and find the earliest feasible term",
+        "needs_approval": f"obtain the {mod.rule_id} approval",
+        "plan_more_units": f"plan at least {value} units",
+    }[mod.action]
+
+
+def summarize(mods: list[Modification]) -> str:
+    """Suggestions in a few words each; per-term caps and floors of the same value are
+    merged ('keep Spring 2027 and Fall 2027 at 36 units or more')."""
+    groups: dict[tuple[object, float | None], list[Modification]] = {}
+    for m in mods:
+        per_term = m.action in ("cap_term_units", "floor_term_units") and m.term
+        groups.setdefault((m.action, m.value) if per_term else (id(m), None), []).append(m)
+    parts = []
+    for same in groups.values():
+        terms = [label(m.term) for m in same if m.term]
+        parts.append(describe(same[0], join(terms) if len(same) > 1 else None))
+    return "; ".join(parts)
+
+
+def explain(
+    approval: Verdict,
+    violations: list[Violation],
+    risks: list[Risk],
+    suggestions: list[Modification],
+) -> str:
+    fixes = summarize(suggestions)
+    if approval in ("rejected", "conditional"):
+        hard = [v for v in violations if v.severity == "hard"] or violations
+        rule_ids = list(dict.fromkeys(v.rule_id for v in hard))
+        ids = join(rule_ids)
+        more = f" (and {len(hard) - 1} more)" if len(hard) > 1 else ""
+        if approval == "rejected":
+            head = f"Rejected: the plan breaks {ids}: {hard[0].message}{more}."
+        else:
+            verb = "is" if len(rule_ids) == 1 else "are"
+            head = f"Conditional: the plan can stand once {ids} {verb} settled: "
+            head += f"{hard[0].message}{more}."
+        tail = f" Suggested: {fixes}." if fixes else " No constraint change can fix this."
+        return head + tail
+    text = "Approved: the plan follows every rule that applies"
+    if risks:
+        kinds = ", ".join(dict.fromkeys(r.kind.replace("_", " ") for r in risks))
+        many = len(risks) != 1
+        text += f"; {len(risks)} risk{'s remain' if many else ' remains'} ({kinds})"
+    return text + "."
+
+
+def approvals_text(approvals: list[ApprovalUse]) -> str:
+    """' LOAD-OVERLOAD for Spring 2027 was approved by Dr. Lee on 2026-11-20.' per decision."""
+    out = ""
+    for a in approvals:
+        out += f" {a.rule_id} for {label(a.term)} was {a.decision} by {a.by} on {a.date}."
+    return out
