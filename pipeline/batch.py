@@ -45,7 +45,7 @@ def run_batch(
     """Process ``items``; ``stop.is_set()`` ends the batch cleanly (remaining: not started)."""
     started = time.perf_counter()
     report = BatchReport(workers=opts.workers)
-    validator = RequestValidator()
+    validator = RequestValidator(opts.exceptions_dir)
     seen: dict[str, str] = {}
     summary = SummaryWriter(opts.out_dir)
     report.run_summary = summary.path

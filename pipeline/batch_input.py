@@ -16,8 +16,14 @@ from typing import Any, BinaryIO
 from pydantic import ValidationError
 
 from agents.artifacts import PlanRequest, artifact_schema
-from agents.catalog import json_path, schema_problems
-from agents.errors import RequestInputError, UnsafeRequestIdError
+from agents.catalog import schema_problems
+from agents.catalog.exceptions import error_path, load_exceptions
+from agents.errors import (
+    ExceptionsFileError,
+    RequestInputError,
+    StudentRecordError,
+    UnsafeRequestIdError,
+)
 from pipeline.context import State
 from pipeline.outputs import outputs_present
 from pipeline.stale import Fingerprints
@@ -102,10 +108,13 @@ def plan_request_schema() -> dict[str, Any]:
 
 
 class RequestValidator:
-    """JSON, then the request JSON Schema, then the model, then a safe id."""
+    """JSON, then the request JSON Schema, then the model, then a safe id; then, given an
+    exceptions directory, the student's advisor exceptions file
+    (``<exceptions_dir>/<student id>.json``, if there is one) merged into the record."""
 
-    def __init__(self) -> None:
+    def __init__(self, exceptions_dir: Path | None = None) -> None:
         self._schema = plan_request_schema()
+        self.exceptions_dir = exceptions_dir
 
     def check(self, item: InputItem) -> PlanRequest | Invalid:
         if item.error is not None or item.text is None:
@@ -128,10 +137,29 @@ class RequestValidator:
             check_request_id(request.request_id)
         except ValidationError as exc:
             first = exc.errors()[0]
-            return Invalid(rid, f"{json_path(first['loc'])}: {first['msg']}")
+            return Invalid(rid, f"{error_path(first['loc'])}: {first['msg']}")
         except UnsafeRequestIdError as exc:
             return Invalid(rid, f"$.request_id: {exc}")
-        return request
+        return self._with_exceptions(request)
+
+    def _with_exceptions(self, request: PlanRequest) -> PlanRequest | Invalid:
+        if self.exceptions_dir is None:
+            return request
+        sid = request.student.id
+        rid = request.request_id
+        if Path(sid).name != sid or sid in (".", ".."):
+            return Invalid(
+                rid, f"$.student.id: {sid!r} cannot name an exceptions file in "
+                f"{str(self.exceptions_dir)!r}; use an id without path separators",
+            )  # fmt: skip
+        path = self.exceptions_dir / f"{sid}.json"
+        if not path.is_file():
+            return request
+        try:
+            student = request.student.with_exceptions(load_exceptions(path))
+        except (ExceptionsFileError, StudentRecordError) as exc:
+            return Invalid(rid, f"exceptions file {exc.source}: {'; '.join(exc.problems)}")
+        return request.model_copy(update={"student": student})
 
 
 def input_items(spec: str) -> tuple[Iterator[InputItem], int | None]:

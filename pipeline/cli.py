@@ -36,6 +36,7 @@ from pipeline.cli_common import (
     Formatter,
     Handler,
     console,
+    positive,
 )
 from pipeline.cli_status import add_diagram, add_show, add_status
 
@@ -65,9 +66,7 @@ def _engine_options(p: argparse.ArgumentParser, *, workers: bool = False) -> Non
         "--backend", choices=("offline", "gemini"), default="offline", help="LLM backend"
     )
     g.add_argument("--model", help="LLM model name (gemini backend)")
-    g.add_argument(
-        "--max-rounds", type=_positive, default=3, help="negotiation rounds (default: 3)"
-    )
+    g.add_argument("--max-rounds", type=positive, default=3, help="negotiation rounds (default: 3)")
     g.add_argument(
         "--force",
         action="store_true",
@@ -83,6 +82,12 @@ def _engine_options(p: argparse.ArgumentParser, *, workers: bool = False) -> Non
         "configuration instead of rerunning it (default: rerun, keeping .prev outputs)",
     )
     g.add_argument(
+        "--exceptions",
+        metavar="DIR",
+        help="directory of advisor exceptions files: DIR/<student id>.json is merged into "
+        "that student's record (see exceptions.schema.json)",
+    )
+    g.add_argument(
         "--no-wait",
         action="store_true",
         help="dry run: approvals a request needs (e.g. an overload) are recorded as denied "
@@ -96,14 +101,7 @@ def _engine_options(p: argparse.ArgumentParser, *, workers: bool = False) -> Non
     g.add_argument("-v", "--verbose", action="count", default=0, help="-v info, -vv debug")
     g.add_argument("--json", action="store_true", help="print the result as JSON")
     if workers:
-        g.add_argument("--workers", type=_positive, default=1, help="worker processes (default: 1)")
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {text!r}")
-    return value
+        g.add_argument("--workers", type=positive, default=1, help="worker processes (default: 1)")
 
 
 def add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -175,6 +173,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
         force=args.force,
         rerun_stale=args.rerun_stale,
         no_wait=args.no_wait,
+        exceptions_dir=Path(args.exceptions) if getattr(args, "exceptions", None) else None,
         console_level=("warning", "info", "debug")[min(args.verbose, 2)],
     )
 
@@ -243,10 +242,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"request file {args.request!r} does not exist; pass a PlanRequest JSON file"
         )
     item = read_item(path)
-    checked = RequestValidator().check(item)
+    opts = _options(args)
+    checked = RequestValidator(opts.exceptions_dir).check(item)
     if isinstance(checked, Invalid):
         raise RequestInputError(f"{args.request}: {checked.message}")
-    return _single(args, _options(args), checked)
+    return _single(args, opts, checked)
 
 
 def _prepare(opts: RunOptions) -> RunOptions:

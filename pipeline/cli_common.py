@@ -33,3 +33,11 @@ def console() -> Console:
 
     # Piped output is not cut to 80 columns: ids must stay whole for scripts.
     return Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+
+
+def positive(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {text!r}")
+    return value

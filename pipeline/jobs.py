@@ -53,6 +53,7 @@ class RunOptions:
     force: bool = False
     rerun_stale: bool = True
     no_wait: bool = False  # approvals a run asks for are denied instead of awaited
+    exceptions_dir: Path | None = None  # <dir>/<student id>.json merged into each record
     current: Fingerprints | None = None  # of the catalog and configuration; None: computed
     console_level: str = "warning"
     log_path: Path | None = None

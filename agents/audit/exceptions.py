@@ -57,7 +57,9 @@ def _use(item: Applied, report: AuditReport, student: StudentRecord) -> Exceptio
         )
     if isinstance(e, Waiver):
         owed = f"; {e.units_owed:g} units are still owed in its place" if e.units_owed else ""
-        return use_of(e, "used", f"{e.requirement} in {item.program} is waived{owed}")
+        return use_of(
+            e, "used", f"{e.requirement} in {item.program} is waived{owed}", program=item.program
+        )
     assert isinstance(e, Substitution | Application)
     on_record = e.course in {a.course for a in student.courses}
     nodes = [item.requirement] if item.requirement else item.leaves  # never empty here

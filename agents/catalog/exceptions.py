@@ -12,9 +12,10 @@ who, when and why.
 
 They live in the student record (``StudentRecord.exceptions``) or in a separate file an
 advisor edits (``ExceptionsFile``, ``exceptions/<student>.json``, with a published JSON
-Schema); ``merge_exceptions`` puts a file's entries into a record. An exception past its
-``expires`` date is ignored (``split_expired``), and the report says so. How the audit and
-the planner honour them is ``agents.catalog.overrides``; the critique reads approvals.
+Schema); ``StudentRecord.with_exceptions`` puts a file's entries into a record. An
+exception past its ``expires`` date is ignored (``split_expired``), and the report says so.
+How the audit and the planner honour them is ``agents.catalog.overrides``; the critique
+reads approvals.
 """
 
 from __future__ import annotations
@@ -188,10 +189,27 @@ def exceptions_schema() -> dict[str, Any]:
     return model_schema(ExceptionsFile, EXCEPTIONS_SCHEMA_FILE)
 
 
+KINDS = frozenset({"substitute", "waive", "apply", "approve"})
+
+
+def error_path(loc: tuple[int | str, ...], prefix: str = "$") -> str:
+    """A validation error's JSON path, without the union tag pydantic inserts after an
+    exception's index (``$.exceptions[0].approve.date`` is ``$.exceptions[0].date``)."""
+    out = prefix
+    for i, x in enumerate(loc):
+        if isinstance(x, int):
+            out += f"[{x}]"
+        elif not (
+            x in KINDS and i > 1 and isinstance(loc[i - 1], int) and loc[i - 2] == "exceptions"
+        ):
+            out += f".{x}"
+    return out
+
+
 def _problems(exc: ValidationError, prefix: str = "$") -> list[str]:
     out = []
     for err in exc.errors():
-        loc = prefix + "".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in err["loc"])
+        loc = error_path(err["loc"], prefix)
         value = repr(err.get("input"))
         if len(value) > 80:
             value = value[:77] + "..."

@@ -11,9 +11,10 @@ Each exception becomes a change of one or more requirement leaves:
   takes X out of every other leaf of that program (a leaf that asks for X itself can then
   only be met by another exception - the report says so).
 - ``waive N``: node N becomes a course set that needs no course (met by nothing); with
-  ``units_owed``
-  it becomes a set of that many units of any course (courses counted elsewhere in the
-  program cannot count twice, so the units are new ones).
+  ``units_owed`` it becomes a set of that many units of any course. A course counts toward
+  one node of a program, so the owed units come from courses no other node counts; when
+  too few are free, the audit shares them out as it does for any requirements, earlier
+  nodes of the tree first (a waived node early in the tree may take a later one's course).
 
 An exception that names a program, node or course the catalog does not have, a group node
 where a leaf is needed, or a node another exception already waived is *invalid* or

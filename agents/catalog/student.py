@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.catalog.base import CatalogModel
 from agents.catalog.credits import credit_sum
-from agents.catalog.exceptions import AdvisorException, Approval, ExceptionsFile
+from agents.catalog.exceptions import AdvisorException, Approval, ExceptionsFile, error_path
 from agents.catalog.model import Catalog
 from agents.catalog.policies import AcademicStatus
 from agents.catalog.prereq import COURSE_CODE_PATTERN, ClassStanding
@@ -255,7 +255,7 @@ def parse_student(raw: object, source: str = "<student>") -> StudentRecord:
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
-            loc = "$" + "".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in err["loc"])
+            loc = error_path(err["loc"])
             problems.append(f"{loc}: {err['msg']} (got {err.get('input')!r})")
         raise StudentRecordError(source, problems) from None
 
