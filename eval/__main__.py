@@ -132,6 +132,11 @@ def print_table(report: SuiteReport) -> None:
         ("citation accuracy", _pct(s["citation_accuracy"]), f"{s['citations_checked']} cited"),
         ("cited sections recall", _pct(s["cited_sections_recall"]), "labeled sections"),
         ("open-question recall", _pct(s["open_question_recall"]), "labeled fields"),
+        (
+            "exceptions, planned courses",
+            _pct(s["label_accuracy"]),
+            f"{len(s['label_mismatches'])} off",
+        ),
         ("optimal = planner re-run", _pct(opt["matches_planner_optimum"]), "graduation term"),
         ("proven optimal", _pct(opt["proven_optimal"]), "CP-SAT status"),
         ("at the simple lower bound", _pct(opt["at_lower_bound"]), "units/cap, chains"),
@@ -153,6 +158,7 @@ def print_table(report: SuiteReport) -> None:
     console.print(t)
     for label, key in (
         ("outcome mismatches", "outcome_mismatches"),
+        ("label mismatches", "label_mismatches"),
         ("plans failing the verifier", "invalid_plans"),
         ("hard violations missed", "hard_violations_missed"),
         ("failed runs", "failed_runs"),

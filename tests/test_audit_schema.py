@@ -12,6 +12,7 @@ import pytest
 
 from agents.audit import SCHEMA_FILE, audit, audit_schema
 from agents.catalog import Catalog, load_catalog, load_student
+from agents.catalog.exceptions import ExceptionsFile, load_exceptions
 from tests.audit_helpers import MIXED, catalog, student
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,3 +54,28 @@ def test_demo_students_audit_against_the_published_schema(path: Path) -> None:
     report = audit(catalog, record)
     jsonschema.validate(report.model_dump(mode="json"), schema)
     assert audit(catalog, record) == report
+
+
+def test_a_report_with_every_kind_of_exception_use_validates() -> None:
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    catalog = load_catalog(DEMO_CATALOG)
+    record = load_student(ROOT / "demos" / "students" / "is-senior.json")
+    grants = load_exceptions(ROOT / "demos" / "exceptions" / "is-senior.json")
+    extra = ExceptionsFile.model_validate(
+        {
+            "student_id": record.id,
+            "exceptions": [
+                {"kind": "substitute", "course": "67-999", "for_course": "67-475", "by": "A",
+                 "date": "2026-09-30", "reason": "unknown course"},
+                {"kind": "apply", "course": "70-381", "requirement": "bus-min-upper",
+                 "program": "BUS-MIN", "by": "A", "date": "2026-09-30", "reason": "waived"},
+                {"kind": "approve", "rule": "LOAD-MAX", "term": "S2027", "by": "A",
+                 "date": "2026-09-30", "reason": "not approvable"},
+            ],
+        }
+    )  # fmt: skip
+    report = audit(catalog, record.with_exceptions(grants).with_exceptions(extra))
+    assert [u.status for u in report.exceptions] == [
+        "used", "used", "invalid", "conflicting", "invalid"
+    ]  # fmt: skip
+    jsonschema.validate(report.model_dump(mode="json"), schema)
