@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from pipeline.cli_common import EXIT_OK, Formatter
 
 if TYPE_CHECKING:
-    from agents.audit import AuditReport, RequirementAudit
+    from agents.audit import AuditReport
 
 
 def add_catalog(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -271,18 +271,10 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 def what_changes(before: AuditReport, after: AuditReport) -> str:
     """The requirements whose status the proposed exceptions change, as text."""
 
+    from agents.audit import iter_nodes
+
     def statuses(report: AuditReport) -> dict[tuple[str, str], tuple[str, str]]:
-        out: dict[tuple[str, str], tuple[str, str]] = {}
-
-        def walk(code: str, node: RequirementAudit) -> None:
-            out[(code, node.id)] = (node.status, node.title or node.id)
-            for child in node.children:
-                walk(code, child)
-
-        for p in report.programs:
-            for node in [p.root, *p.checks]:
-                walk(p.code, node)
-        return out
+        return {(c, n.id): (n.status, n.title or n.id) for c, n in iter_nodes(report)}
 
     old, new = statuses(before), statuses(after)
     lines = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 from agents.audit.alloc import sharing_limit
 from agents.audit.core import SCHEMA_FILE, audit, audit_schema, unmet
 from agents.audit.render import render_audit, render_program
-from agents.audit.report import AuditReport, ProgramAudit, RequirementAudit
+from agents.audit.report import AuditReport, ProgramAudit, RequirementAudit, iter_nodes
 
 __all__ = [
     "SCHEMA_FILE",
@@ -15,6 +15,7 @@ __all__ = [
     "RequirementAudit",
     "audit",
     "audit_schema",
+    "iter_nodes",
     "render_audit",
     "render_program",
     "sharing_limit",

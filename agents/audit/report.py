@@ -7,6 +7,7 @@ description; ``build`` fills them in from a finished allocation and ``render`` p
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,6 +24,7 @@ __all__ = [
     "RequirementKind",
     "SharedCourse",
     "Status",
+    "iter_nodes",
 ]
 
 Status = Literal["met", "partly_met", "unmet"]
@@ -160,3 +162,17 @@ class AuditReport(_Model):
         "expired, invalid or conflicting (approvals of policy rules are listed only when "
         "invalid; the critique applies them to planned terms).",
     )
+
+
+def iter_nodes(report: AuditReport) -> Iterator[tuple[str, RequirementAudit]]:
+    """Every node of every program - the tree, then the program checks - in pre-order,
+    with the program's code."""
+
+    def walk(code: str, node: RequirementAudit) -> Iterator[tuple[str, RequirementAudit]]:
+        yield code, node
+        for child in node.children:
+            yield from walk(code, child)
+
+    for program in report.programs:
+        for node in [program.root, *program.checks]:
+            yield from walk(program.code, node)

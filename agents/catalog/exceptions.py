@@ -21,7 +21,6 @@ reads approvals.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
@@ -30,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from agents.catalog.base import CatalogModel
 from agents.catalog.prereq import COURSE_CODE_PATTERN
 from agents.catalog.terms import TERM_CODE_PATTERN
+from agents.catalog.validation import read_json
 from agents.errors import ExceptionsFileError
 
 EXCEPTIONS_SCHEMA_FILE = "exceptions.schema.json"
@@ -220,18 +220,7 @@ def _problems(exc: ValidationError, prefix: str = "$") -> list[str]:
 def load_exceptions(path: str | Path) -> ExceptionsFile:
     """Read and validate an exceptions file; every problem names the JSON path and value."""
     p = Path(path)
-    try:
-        raw = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ExceptionsFileError(
-            str(p), ["file not found; pass the path of an exceptions JSON file"]
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ExceptionsFileError(str(p), [f"cannot read: {exc}"]) from None
-    except json.JSONDecodeError as exc:
-        raise ExceptionsFileError(
-            str(p), [f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"]
-        ) from None
+    raw = read_json(p, ExceptionsFileError, "an exceptions JSON file")
     if isinstance(raw, dict) and "exceptions" not in raw and "courses" in raw:
         raise ExceptionsFileError(
             str(p),

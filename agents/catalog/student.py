@@ -7,7 +7,6 @@ given, the best attempt of a repeated course) are computed here so every tool ag
 
 from __future__ import annotations
 
-import json
 from datetime import date
 from functools import cached_property
 from pathlib import Path
@@ -22,6 +21,7 @@ from agents.catalog.model import Catalog
 from agents.catalog.policies import AcademicStatus
 from agents.catalog.prereq import COURSE_CODE_PATTERN, ClassStanding
 from agents.catalog.terms import TERM_CODE_PATTERN, Term
+from agents.catalog.validation import read_json
 from agents.errors import StudentRecordError, TermError
 
 AttemptSource = Literal["institution", "transfer", "ap", "exam"]
@@ -235,18 +235,8 @@ class StudentRecord(CatalogModel):
 
 def load_student(path: str | Path) -> StudentRecord:
     """Read and validate a student record; errors name the file, field and value."""
-    p = Path(path)
-    try:
-        raw = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise StudentRecordError(
-            str(p), ["file not found; pass the path of a student JSON file"]
-        ) from None
-    except json.JSONDecodeError as exc:
-        raise StudentRecordError(
-            str(p), [f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"]
-        ) from None
-    return parse_student(raw, source=str(p))
+    raw = read_json(path, StudentRecordError, "a student JSON file")
+    return parse_student(raw, source=str(Path(path)))
 
 
 def parse_student(raw: object, source: str = "<student>") -> StudentRecord:

@@ -8,12 +8,30 @@ same for the model-level checks that a JSON Schema cannot express.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 from jsonschema.exceptions import ValidationError as SchemaError
 from pydantic import ValidationError
+
+
+def read_json(path: str | Path, error: Callable[[str, list[str]], Exception], what: str) -> Any:
+    """The JSON value in ``path``; a missing, unreadable or malformed file raises
+    ``error(path, [problem])``, the problem saying how to fix it (``what``: 'a student
+    JSON file')."""
+    p = Path(path)
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise error(str(p), [f"file not found; pass the path of {what}"]) from None
+    except json.JSONDecodeError as exc:
+        problem = f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        raise error(str(p), [problem]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(str(p), [f"cannot read: {exc}"]) from None
 
 
 def json_path(parts: Iterable[Any]) -> str:
