@@ -27,7 +27,8 @@ from agents.errors import (
     StaleResultError,
 )
 from pipeline.cli_approvals import add_approve, add_deny, print_awaiting
-from pipeline.cli_catalog import add_audit, add_catalog
+from pipeline.cli_audit import add_audit
+from pipeline.cli_catalog import add_catalog
 from pipeline.cli_common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
