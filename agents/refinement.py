@@ -4,8 +4,9 @@ for the next scheduling round, recording every change (field, before, after, rea
 - caps only ever lower a limit and floors only ever raise one, so the loop converges;
 - ``relax_target`` clears the target term: the planner then finds the earliest graduation
   that fits the new caps, and the critique reports a missed target as a risk;
-- ``needs_approval`` adds the rule id to ``approvals_assumed``: the next critique treats
-  those overload terms as approved-with-risk instead of soft violations;
+- ``needs_approval`` changes nothing: an approval is a person's decision, asked for when
+  the run stops in ``awaiting_approval`` (``approvals_assumed`` is no longer set; it is
+  read only from older checkpoints);
 - ``avoid_course`` also unpins and un-includes the course, or the set would contradict
   itself.
 
@@ -147,7 +148,9 @@ def _apply(data: dict[str, Any], mod: Modification) -> dict[str, Any]:
         case "plan_more_units" if v is not None:
             return {"min_units_planned": max(data["min_units_planned"], v)}
         case "needs_approval":
-            return {"approvals_assumed": sorted({*data["approvals_assumed"], mod.rule_id})}
+            # A person decides (the run stops in awaiting_approval once nothing else is
+            # left); refinement never assumes an approval.
+            return {}
     log.warning("refinement.incomplete_suggestion", suggestion=mod.model_dump())
     return {}
 
@@ -181,8 +184,6 @@ def _pins_within_caps(
 def _say(c: ConstraintChange) -> str:
     if c.field == "target_term":
         return f"target {label(c.before)} dropped" if c.before else "target dropped"
-    if c.field == "approvals_assumed":
-        return f"assume {', '.join(sorted(set(c.after) - set(c.before)))} approval"
     if isinstance(c.after, dict):
         keys = [k for k in {**c.before, **c.after} if c.before.get(k) != c.after.get(k)]
         return f"{c.field} " + ", ".join(
