@@ -98,7 +98,7 @@ def condition_gaps(rule: PolicyRule, profile: StudentProfile) -> list[str]:
 
 
 def _rule_text(rule: PolicyRule) -> str:
-    return f"{rule.id} ({rule.title}): {rule.summary or rule.title}"
+    return f"{rule.title} ({rule.id}): {rule.summary or rule.title}"
 
 
 def load_rules_answer(catalog: Catalog, profile: StudentProfile) -> tuple[str, list[str]]:
@@ -117,7 +117,7 @@ def load_rules_answer(catalog: Catalog, profile: StudentProfile) -> tuple[str, l
     for r in others:
         gaps = condition_gaps(r, profile)
         why = " and ".join(gaps) if gaps else "the policy engine's conditions"
-        lines.append(f"{r.id} does not apply to you: it requires {why}.")
+        lines.append(f"{r.title} ({r.id}) does not apply to you: it requires {why}.")
     return "\n".join(lines), [r.id for r in applying]
 
 

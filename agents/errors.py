@@ -12,6 +12,7 @@ Hierarchy::
      │                             or a catalog the layout cannot hold
      ├── StudentRecordError        a student record that cannot be used (has .problems)
      ├── ExceptionsFileError       an advisor exceptions file that cannot be used (.problems)
+     ├── TemplateProblemError      a report template (an office's override) that cannot render
      ├── UnknownProgramError       a program code that is not in the catalog
      ├── UnknownReferenceError     a rule, document or section id that is not in the catalog
      ├── PlanningError             the planner was given inputs it cannot work with
@@ -102,6 +103,16 @@ class StudentRecordError(_ProblemsError):
 
 class ExceptionsFileError(_ProblemsError):
     """An advisor exceptions file (``exceptions/<student>.json``) that cannot be used."""
+
+
+class TemplateProblemError(AdvisingError):
+    """A report template that cannot be used: names the file, the line and the fix."""
+
+    def __init__(self, source: str, line: int | None, problem: str) -> None:
+        self.source = source
+        self.line = line
+        where = f"{source}, line {line}" if line else source
+        super().__init__(f"template {where}: {problem}")
 
 
 class UnknownProgramError(AdvisingError, KeyError):

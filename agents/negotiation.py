@@ -48,7 +48,7 @@ from agents.artifacts import (
     Schedule,
 )
 from agents.case import Case
-from agents.catalog import Term, unit_name
+from agents.catalog import Term, term_label, unit_name
 from agents.policy import num
 
 Resolution = Literal["approved", "revised", "no_change", "max_rounds", "infeasible"]
@@ -63,8 +63,8 @@ def blocking_questions(intake: IntakeResult) -> list[OpenQuestion]:
 
 
 def proposal_line(schedule: Schedule) -> str:
-    """The schedule in one line: 'Graduate F2028 in 4 planned terms, max 63 units/term
-    (optimal)' - the heaviest term's load, and what the solver proved."""
+    """The schedule in one line: 'Graduate in Fall 2028 after 4 planned terms, at most 63
+    units in a term (optimal)' - the heaviest term's load, and what the solver proved."""
     if schedule.status == "not_needed":
         return f"No plan: {schedule.not_needed_reason or 'none was needed'}"
     if schedule.solver_status == "infeasible" or schedule.graduation_term is None:
@@ -74,8 +74,9 @@ def proposal_line(schedule: Schedule) -> str:
     heaviest = max((t.units for t in enrolled), default=0)
     n = len(enrolled)
     return (
-        f"Graduate {schedule.graduation_term} in {n} planned term{'s' if n != 1 else ''}, "
-        f"max {num(heaviest)} {unit_name()}/term ({schedule.solver_status})"
+        f"Graduate in {term_label(schedule.graduation_term)} after {n} planned "
+        f"term{'s' if n != 1 else ''}, at most {num(heaviest)} {unit_name()} in a term "
+        f"({schedule.solver_status})"
     )
 
 

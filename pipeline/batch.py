@@ -6,7 +6,7 @@ run's ``summaries/<run-id>.jsonl`` (merged into ``batch-summary.jsonl`` at the e
 ``pipeline.summaries``) and only counters, a duplicate-id map and a list of durations are
 kept (``pipeline.results``). Rerunning the same command skips requests that are done with
 their outputs present and the same fingerprints, reruns stale ones (``pipeline.stale``)
-and resumes the rest.
+and resumes the rest. Progress goes to stderr (``pipeline.progress``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -27,6 +27,7 @@ from pipeline.batch_input import (
     RequestValidator,
 )
 from pipeline.jobs import Job, RunOptions, WorkerState, init_worker, peak_rss_mb, run_job
+from pipeline.progress import ProgressMode, start_progress
 from pipeline.results import BatchReport, JobResult, JobStatus
 from pipeline.runner import STOP_SIGNALS
 from pipeline.summaries import SummaryWriter
@@ -40,22 +41,29 @@ def run_batch(
     *,
     stop: Any,
     total: int | None = None,
-    progress: bool = False,
+    progress: bool | ProgressMode = False,
+    clock: Callable[[], float] = time.monotonic,
 ) -> BatchReport:
-    """Process ``items``; ``stop.is_set()`` ends the batch cleanly (remaining: not started)."""
+    """Process ``items``; ``stop.is_set()`` ends the batch cleanly (remaining: not started).
+
+    ``total`` (the number of items, if known) gives the progress an ETA; ``progress`` is a
+    ``ProgressMode`` (``True`` means ``"bar"``, ``False`` ``"off"``); ``clock`` times the
+    progress's rate and ETA."""
     started = time.perf_counter()
     report = BatchReport(workers=opts.workers)
-    validator = RequestValidator(opts.exceptions_dir)
+    validator = RequestValidator(opts.exceptions_dir, calendar=opts.calendar)
     seen: dict[str, str] = {}
     summary = SummaryWriter(opts.out_dir)
     report.run_summary = summary.path
-    bar = _Progress(total) if progress else None
+    # With -v the console shows the batch.progress events: no second line for each.
+    echo = opts.console_level not in ("info", "debug")
+    meter = start_progress(progress, total, every_s=opts.progress_every_s, echo=echo, clock=clock)
 
     def emit(result: JobResult) -> None:
         report.add(result)
         summary.write(result)
-        if bar:
-            bar.advance(result.status)
+        if meter:
+            meter.advance(result.status)
 
     log.info("batch.started", workers=opts.workers, requests=total, state_dir=str(opts.state_dir))
     pool = _Pool(opts, stop) if opts.workers > 1 else None
@@ -82,8 +90,8 @@ def run_batch(
         if pool is not None:
             pool.close(abandon)
         summary.close()
-        if bar:
-            bar.close()
+        if meter:
+            meter.close()
     report.wall_s = time.perf_counter() - started
     report.peak_rss_mb_parent = peak_rss_mb()
     report.stopped = stop.is_set()
@@ -99,15 +107,19 @@ def _validate(
         return Job(source=item.source, resume_id=item.resume_id)
     checked = validator.check(item)
     if isinstance(checked, Invalid):
-        return JobResult(
-            id=checked.request_id, source=item.source, status="invalid", error=checked.message
-        )
+        return _invalid(checked.request_id, item.source, checked.message)
     rid = checked.request_id
     if rid in seen:
-        error = f"duplicate request id {rid!r} (first at {seen[rid]})"
-        return JobResult(id=rid, source=item.source, status="invalid", error=error)
+        return _invalid(rid, item.source, f"duplicate request id {rid!r} (first at {seen[rid]})")
     seen[rid] = item.source
     return Job(source=item.source, request_json=checked.model_dump_json())
+
+
+def _invalid(rid: str | None, source: str, error: str) -> JobResult:
+    """An invalid request's result, logged with every problem (the printed table lists
+    only the first few requests; the log and the summary line have them all)."""
+    log.info("batch.invalid", request_id=rid, source=source, error=error)
+    return JobResult(id=rid, source=source, status="invalid", error=error)
 
 
 class _Pool:
@@ -180,26 +192,3 @@ class _Pool:
             for process in list(getattr(self._executor, "_processes", {}).values()):
                 process.kill()
         self._executor.shutdown(wait=True, cancel_futures=True)
-
-
-class _Progress:
-    def __init__(self, total: int | None) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-        self._progress = Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        )
-        self._task = self._progress.add_task("requests", total=total)
-        self._progress.start()
-
-    def advance(self, status: JobStatus) -> None:
-        self._progress.update(self._task, advance=1, description=f"requests (last: {status})")
-
-    def close(self) -> None:
-        self._progress.stop()

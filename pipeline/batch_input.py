@@ -1,6 +1,8 @@
 """Batch input: stream requests from a JSONL file, a directory of JSON files or stdin, or
 the unfinished checkpoints of a state directory, and validate each request before it runs
-(JSON, then the request JSON Schema, then the model, then a safe id)."""
+(JSON, then the request JSON Schema, then the model, then a safe id). Every problem of
+a request is reported, each naming its JSON path, the value (short) and the fix; a bare
+student record given as a request is named as one."""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ from pydantic import ValidationError
 from agents.artifacts import PlanRequest, artifact_schema
 from agents.catalog import schema_problems
 from agents.catalog.exceptions import error_path, load_exceptions
+from agents.catalog.terms import Calendar, active_calendar, use_calendar
+from agents.catalog.validation import pydantic_problem
 from agents.errors import (
     ExceptionsFileError,
     RequestInputError,
@@ -99,6 +103,29 @@ class Invalid:
     message: str
 
 
+NOT_A_PLAN_REQUEST = (
+    'this is a student record, not a plan request; wrap it as {"request_id": ..., "student": {...}}'
+)
+
+
+def is_student_record(raw: object) -> bool:
+    """Whether ``raw`` is a bare student record (has a record's fields, no "student")."""
+    return (
+        isinstance(raw, dict)
+        and "student" not in raw
+        and "request_id" not in raw
+        and len({"courses", "current_term", "start_term", "catalog_year", "programs"} & raw.keys())
+        >= 2
+    )
+
+
+def joined(problems: list[str]) -> str:
+    """Every problem of a request in one line (the summary line's ``error``, the log)."""
+    if len(problems) == 1:
+        return problems[0]
+    return f"{len(problems)} problems: " + " | ".join(problems)
+
+
 def plan_request_schema() -> dict[str, Any]:
     """The published request schema; generated from the model if the file is absent."""
     published = resources.files("agents") / "schemas" / "plan_request.schema.json"
@@ -112,11 +139,21 @@ class RequestValidator:
     exceptions directory, the student's advisor exceptions file
     (``<exceptions_dir>/<student id>.json``, if there is one) merged into the record."""
 
-    def __init__(self, exceptions_dir: Path | None = None) -> None:
+    def __init__(
+        self, exceptions_dir: Path | None = None, calendar: Calendar | None = None
+    ) -> None:
         self._schema = plan_request_schema()
         self.exceptions_dir = exceptions_dir
+        self.calendar = calendar
 
     def check(self, item: InputItem) -> PlanRequest | Invalid:
+        """The request, or why it is invalid: a term written in words is read with
+        ``calendar`` (the catalog's, when the caller has it; else the default semester
+        calendar) to suggest its code."""
+        with use_calendar(self.calendar or active_calendar()):
+            return self._check(item)
+
+    def _check(self, item: InputItem) -> PlanRequest | Invalid:
         if item.error is not None or item.text is None:
             return Invalid(None, item.error or "empty")
         try:
@@ -126,18 +163,22 @@ class RequestValidator:
                 f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
             )
             return Invalid(None, f"not valid JSON at {where}: {exc.msg}")
+        if is_student_record(raw):
+            return Invalid(None, NOT_A_PLAN_REQUEST)
         rid = raw.get("request_id") if isinstance(raw, dict) else None
         rid = rid if isinstance(rid, str) else None
         problems = schema_problems(raw, self._schema)
         if problems:
-            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-            return Invalid(rid, problems[0] + more)
+            return Invalid(rid, joined(problems))
         try:
             request = PlanRequest.model_validate(raw)
             check_request_id(request.request_id)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            return Invalid(rid, f"{error_path(first['loc'])}: {first['msg']}")
+            errors = exc.errors()
+            return Invalid(
+                rid,
+                joined([pydantic_problem(e, error_path(e["loc"]), self._schema) for e in errors]),
+            )
         except UnsafeRequestIdError as exc:
             return Invalid(rid, f"$.request_id: {exc}")
         return self._with_exceptions(request)

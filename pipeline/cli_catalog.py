@@ -1,53 +1,61 @@
-"""The ``advise`` commands over the catalog and student records, which need no pipeline
-state: ``catalog validate``, ``catalog show``, ``catalog build``, ``catalog export`` and
-``audit``."""
+"""The ``advise catalog`` commands, which need no pipeline state: ``validate``, ``show``,
+``build``, ``export`` and ``migrate`` here; ``programs``, ``course`` and ``search`` in
+``pipeline.cli_browse``. Every one that reads a catalog takes it as ``PATH`` or as
+``--catalog PATH`` (``add_catalog_source``)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING
 
+from pipeline.cli_browse import add_browse, add_catalog_source, catalog_source
 from pipeline.cli_common import EXIT_OK, Formatter
-
-if TYPE_CHECKING:
-    pass
 
 
 def add_catalog(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "catalog",
-        help="validate, summarize, build or export a catalog",
+        help="validate, summarize, browse, build or export a catalog",
         formatter_class=Formatter,
-        description="Validate a catalog file or print its counts; build a catalog from a\n"
-        "directory of CSV, YAML and Markdown files, or export a catalog to one.\n\nexamples:\n"
+        description="Validate a catalog or print its counts; list its programs, show a course,\n"
+        "search its courses and documents; build a catalog from a directory of CSV, YAML\n"
+        "and Markdown files, or export a catalog to one. Each command reads the catalog\n"
+        "given as PATH or as --catalog PATH (a JSON file or a catalog directory).\n\n"
+        "examples:\n"
         "  advise catalog validate\n  advise catalog validate my_catalog.json\n"
-        "  advise catalog show --json\n  advise catalog build my-catalog/ -o catalog.json\n"
+        "  advise catalog show --json\n  advise catalog programs\n"
+        '  advise catalog course 15-112\n  advise catalog search "machine learning"\n'
+        "  advise catalog build my-catalog/ -o catalog.json\n"
         "  advise catalog export catalog.json my-catalog/\n"
         "  advise catalog migrate old-catalog.json -o catalog.json",
     )
     csub = p.add_subparsers(
-        dest="catalog_cmd", required=True, metavar="{validate,show,build,export,migrate}"
+        dest="catalog_cmd",
+        required=True,
+        metavar="{validate,show,programs,course,search,build,export,migrate}",
     )
     v = csub.add_parser(
         "validate",
         help="check a catalog against the schema and its cross-references",
         formatter_class=Formatter,
-        description="Check a catalog file: JSON Schema, types, then cross-references.\n"
-        "Without PATH the bundled sample catalog is checked.\n\n"
-        "example:\n  advise catalog validate path/to/catalog.json",
+        description="Check a catalog (a JSON file, or a catalog directory): JSON Schema, types,\n"
+        "then cross-references. Without PATH the bundled sample catalog is checked.\n\n"
+        "examples:\n  advise catalog validate path/to/catalog.json\n"
+        "  advise catalog validate --catalog my-catalog/",
     )
-    v.add_argument("path", nargs="?", help="catalog JSON file (default: the bundled sample)")
+    add_catalog_source(v)
     v.set_defaults(handler=_cmd_catalog_validate)
     s = csub.add_parser(
         "show",
         help="print counts of courses, programs, rules and documents",
         formatter_class=Formatter,
-        description="Print the catalog's counts.\n\nexample:\n  advise catalog show --json",
+        description="Print the catalog's counts.\n\nexamples:\n  advise catalog show --json\n"
+        "  advise catalog show my-catalog/",
     )
-    s.add_argument("--catalog", help="catalog JSON file (default: the bundled sample)")
+    add_catalog_source(s)
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(handler=_cmd_catalog_show)
+    add_browse(csub)
     _add_authoring(csub)
 
 
@@ -60,9 +68,10 @@ def _add_authoring(csub: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "programs/*.yaml, policies.yaml, documents/*.md), check the catalog like\n"
         "'catalog validate' and write its JSON. Every problem names its file and line.\n"
         "See docs/catalog-guide.md.\n\n"
-        "example:\n  advise catalog build my-catalog/ -o catalog.json",
+        "examples:\n  advise catalog build my-catalog/ -o catalog.json\n"
+        "  advise catalog build --catalog my-catalog/ -o catalog.json",
     )
-    b.add_argument("directory", help="catalog directory")
+    add_catalog_source(b, required=True, what="catalog directory")
     b.add_argument("-o", "--output", required=True, help="catalog JSON file to write")
     b.set_defaults(handler=_cmd_catalog_build)
     e = csub.add_parser(
@@ -71,9 +80,10 @@ def _add_authoring(csub: argparse._SubParsersAction) -> None:  # type: ignore[ty
         formatter_class=Formatter,
         description="Write a catalog as a directory of CSV, YAML and Markdown files that\n"
         "'catalog build' turns back into the same catalog (to migrate a catalog).\n\n"
-        "example:\n  advise catalog export catalog.json my-catalog/",
+        "examples:\n  advise catalog export catalog.json my-catalog/\n"
+        "  advise catalog export --catalog catalog.json my-catalog/",
     )
-    e.add_argument("catalog", help="catalog JSON file")
+    add_catalog_source(e, required=True)
     e.add_argument("directory", help="directory to write (new or empty unless --force)")
     e.add_argument(
         "--force",
@@ -94,7 +104,7 @@ def _add_authoring(csub: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "examples:\n  advise catalog migrate old-catalog.json -o catalog.json\n"
         "  advise catalog migrate my-catalog/",
     )
-    m.add_argument("path", help="catalog JSON file or catalog directory")
+    add_catalog_source(m, required=True)
     m.add_argument("-o", "--output", help="JSON file to write (required for a JSON file)")
     m.set_defaults(handler=_cmd_catalog_migrate)
 
@@ -102,9 +112,11 @@ def _add_authoring(csub: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def _cmd_catalog_build(args: argparse.Namespace) -> int:
     from agents.catalog.authoring import build_to_file
 
-    cat = build_to_file(args.directory, args.output)
+    directory = catalog_source(args)
+    assert directory is not None  # required: catalog_source exits without one
+    cat = build_to_file(directory, args.output)
     print(
-        f"{args.output}: built from {args.directory} ({len(cat.courses)} courses, "
+        f"{args.output}: built from {directory} ({len(cat.courses)} courses, "
         f"{len(cat.programs)} programs, {len(cat.policies)} policy rules, "
         f"{len(cat.documents)} documents)"
     )
@@ -115,15 +127,18 @@ def _cmd_catalog_export(args: argparse.Namespace) -> int:
     from agents.catalog import load_catalog
     from agents.catalog.authoring import export_catalog
 
-    written = export_catalog(load_catalog(args.catalog), args.directory, force=args.force)
-    print(f"{args.directory}: wrote {len(written)} files from {args.catalog}")
+    source = catalog_source(args)
+    written = export_catalog(load_catalog(source), args.directory, force=args.force)
+    print(f"{args.directory}: wrote {len(written)} files from {source}")
     return EXIT_OK
 
 
 def _cmd_catalog_migrate(args: argparse.Namespace) -> int:
     from agents.catalog.upgrade import migrate_catalog
 
-    for line in migrate_catalog(args.path, args.output):
+    source = catalog_source(args)
+    assert source is not None  # required: catalog_source exits without one
+    for line in migrate_catalog(source, args.output):
         print(line)
     return EXIT_OK
 
@@ -131,7 +146,7 @@ def _cmd_catalog_migrate(args: argparse.Namespace) -> int:
 def _cmd_catalog_validate(args: argparse.Namespace) -> int:
     from agents.catalog import default_catalog_path, load_catalog
 
-    path = args.path or str(default_catalog_path())
+    path = catalog_source(args) or str(default_catalog_path())
     cat = load_catalog(path)
     print(
         f"{path}: ok ({len(cat.courses)} courses, {len(cat.programs)} programs, "
@@ -158,7 +173,7 @@ def catalog_counts(cat: object) -> dict[str, int]:
 def _cmd_catalog_show(args: argparse.Namespace) -> int:
     from agents.catalog import load_catalog
 
-    cat = load_catalog(args.catalog)
+    cat = load_catalog(catalog_source(args))
     counts = catalog_counts(cat)
     cal = cat.calendar
     terms = [

@@ -20,6 +20,9 @@ EXIT_USAGE = int(ExitCode.USAGE)
 EXIT_INTERRUPTED = int(ExitCode.INTERRUPTED)
 EXIT_AWAITING_APPROVAL = int(ExitCode.AWAITING_APPROVAL)
 
+# The distribution name in pyproject.toml, whose version ``advise --version`` prints.
+DISTRIBUTION = "advising-pipeline"
+
 # A subcommand's handler: parsed arguments in, exit code out.
 Handler = Callable[[argparse.Namespace], int]
 
@@ -35,9 +38,30 @@ def console() -> Console:
     return Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 
 
+def package_version() -> str:
+    """The installed package's version (``advise --version``)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
 def positive(text: str) -> int:
     """An argparse type: an integer of at least 1."""
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number >= 1, got {text!r}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):  # nan too
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
     return value

@@ -34,7 +34,13 @@ def add_status(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "examples:\n  advise status\n  advise status --state failed\n  advise status --json",
     )
     p.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
-    p.add_argument("--state", dest="only", help="list only requests in this state")
+    p.add_argument(
+        "--state",
+        dest="only",
+        type=_listed_state,
+        metavar="STATE",
+        help="list only requests in this state (a machine state, 'stale' or 'unreadable')",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     g = p.add_argument_group(
         "current configuration (a finished request made under another is listed as 'stale')"
@@ -43,8 +49,23 @@ def add_status(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     g.add_argument("--backend", choices=("offline", "gemini"), default="offline")
     g.add_argument("--model", help="LLM model name (gemini backend)")
     g.add_argument("--max-rounds", type=int, default=3, help="negotiation rounds (default: 3)")
-    g.add_argument("--stages", default="real", help="stage set (default: real)")
+    g.add_argument("--stages", default="real", help=argparse.SUPPRESS)  # tests only
     p.set_defaults(handler=_cmd_status)
+
+
+def listed_states() -> list[str]:
+    """What ``status`` lists a checkpoint as: a machine state, ``stale`` or ``unreadable``."""
+    from pipeline.context import State
+
+    return [*(s.value for s in State), STALE, UNREADABLE]
+
+
+def _listed_state(text: str) -> str:
+    """An argparse type for ``status --state`` (imports the machine only when given)."""
+    states = listed_states()
+    if text not in states:
+        raise argparse.ArgumentTypeError(f"unknown state {text!r}; choose from {', '.join(states)}")
+    return text
 
 
 def add_show(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -54,8 +75,8 @@ def add_show(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         formatter_class=Formatter,
         description="Show a checkpointed request: stages run with timings, the negotiation "
         "rounds, each\nartifact in brief, errors and the LLM ledger. --json prints the "
-        "whole workflow context.\n\nexamples:\n  advise show is-junior-cs-minor-1\n"
-        "  advise show is-junior-cs-minor-1 --json",
+        "whole workflow context.\n\nexamples:\n  advise show add-cs-minor\n"
+        "  advise show add-cs-minor --json",
     )
     p.add_argument("id", help="request id")
     p.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")

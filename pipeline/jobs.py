@@ -15,6 +15,7 @@ from pathlib import Path
 import structlog
 
 from agents.artifacts import PlanRequest
+from agents.catalog import Calendar
 from agents.errors import (
     AdvisingError,
     CheckpointMissingError,
@@ -54,9 +55,12 @@ class RunOptions:
     rerun_stale: bool = True
     no_wait: bool = False  # approvals a run asks for are denied instead of awaited
     exceptions_dir: Path | None = None  # <dir>/<student id>.json merged into each record
+    templates: Path | None = None  # an office's report templates (agents.reports)
+    calendar: Calendar | None = None  # the catalog's, for term-code hints in input errors
     current: Fingerprints | None = None  # of the catalog and configuration; None: computed
     console_level: str = "warning"
     log_path: Path | None = None
+    progress_every_s: float = 10.0  # between progress lines when stderr is not a terminal
 
 
 @dataclass(frozen=True)
@@ -166,6 +170,7 @@ class WorkerState:
                 stop=self.stop,
                 rerun_stale=self.opts.rerun_stale,
                 no_wait=self.opts.no_wait,
+                templates=self.opts.templates,
             )
             result = JobResult.finished(ctx, source=job.source)
             if stale and result.status == "done" and not self.opts.force:

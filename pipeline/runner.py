@@ -35,6 +35,7 @@ from agents.errors import (
     RunInterrupted,
 )
 from agents.llm import LLMBackend, LLMCall, LLMLedger
+from agents.reports import use_templates
 from agents.toolbox import Settings, Toolbox
 from pipeline.approvals import deny_pending
 from pipeline.context import (
@@ -197,11 +198,13 @@ def run_request(
     stop: StopFlag | None = None,
     rerun_stale: bool = True,
     no_wait: bool = False,
+    templates: Path | None = None,
 ) -> WorkflowContext:
     """Run ``request`` to ``done``, ``awaiting_approval`` or ``failed``, resuming its
     checkpoint if there is one. A run waiting for approval goes on once every approval it
     asked for is decided (``pipeline.approvals``); ``no_wait`` decides them as denied (a
-    dry run that never stops for a person).
+    dry run that never stops for a person). ``templates`` is an office's directory of
+    report templates (``agents.reports``), used for the letter and the outputs.
 
     ``force`` reruns a finished request from the start; a stale finished request (another
     catalog or configuration fingerprint) is rerun unless ``rerun_stale`` is False. Both
@@ -211,7 +214,7 @@ def run_request(
     a CheckpointError, or RunInterrupted (checkpoint saved, resumable)."""
     rid = check_request_id(request.request_id)
     stages = stages or real_stages()
-    with store.lock(rid), use_catalog(toolbox_factory.catalog):
+    with store.lock(rid), use_catalog(toolbox_factory.catalog), use_templates(templates):
         try:
             return _run_locked(request, rid, store, toolbox_factory, settings, force, stages,
                                out_dir, stop, rerun_stale, no_wait)  # fmt: skip

@@ -6,7 +6,8 @@ part, so names sort by start time and two runs never share one). When a run ends
 ``<out_dir>/batch-summary.jsonl`` is rewritten atomically from every per-run file: one
 line per request id, the latest run's line winning (a rejected input line is kept beside
 it, keyed by its id and source), in the order the requests first appeared. A run that was
-killed leaves its per-run file behind, and the next merge picks it up.
+killed leaves its per-run file behind, and the next merge picks it up. The batch index,
+``<out_dir>/index.html`` (``pipeline.index``), is rewritten with every merge.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from pipeline.index import write_index
 from pipeline.results import SUMMARY_FIELDS, JobResult
 from pipeline.store import atomic_write
 
@@ -96,6 +98,7 @@ def merge_summaries(out_dir: Path) -> Path:
                         continue  # a line cut short by a killed run
                     lines[_key(row, line)] = line
         atomic_write(merged, "".join(f"{line}\n" for line in lines.values()).encode("utf-8"))
+        write_index(out_dir, list(lines.values()))
     finally:
         os.close(fd)
     return merged

@@ -96,6 +96,7 @@ def test_invalid_and_duplicate_requests_are_recorded_and_the_rest_go_on(h: Harne
     assert report.invalid[0] == "r2 (line 2): $.student.gpa: expected a number <= 4.3, got 5"
     assert sorted(p.name for p in h.out.iterdir()) == [
         "batch-summary.jsonl",
+        "index.html",
         "r1.html",
         "r1.json",
         "r1.md",

@@ -21,6 +21,7 @@ import pytest
 from agents.artifacts import Recommendation
 from agents.catalog import load_catalog
 from agents.render import to_html
+from agents.reports import round_sentences
 from eval.suite import SuiteRunner, load_scenarios
 
 SCENARIO = "accel-low-gpa"  # GPA 2.6 asks for 3.5 years: rejected, revised, approved
@@ -134,8 +135,11 @@ def test_report_shows_grid_rounds_and_citations_in_chromium(tmp_path: Path) -> N
     assert len(seen.rounds) == len(rec.negotiation) == 2
     assert [r["h3"] for r in seen.rounds] == ["Round 1: revised", "Round 2: approved"]
     for shown, r in zip(seen.rounds, rec.negotiation, strict=True):
-        assert r.proposal in shown["text"]
+        said = round_sentences(r)
+        assert said["proposal"] in shown["text"]  # sentences, not raw field diffs
         assert all(v in shown["text"] for v in r.violations)
+        assert all(c in shown["text"] for c in said["changes"])
+        assert "->" not in shown["text"]
     assert any(v.startswith("LOAD-MAX (") for v in rec.negotiation[0].violations)
     catalog = load_catalog()
     assert [(c["rule"], c["figcaption"], c["blockquote"]) for c in seen.citations] == [

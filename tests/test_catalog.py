@@ -86,7 +86,7 @@ BROKEN: list[tuple[str, Mutation, type[CatalogError], str]] = [
         "missing field",
         _drop("courses/0/title"),
         CatalogSchemaError,
-        "$.courses[0]: missing required field 'title'",
+        "$.courses[0].title: required field missing; add 'title' (course title)",
     ),
     (
         "unknown field",

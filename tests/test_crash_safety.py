@@ -120,7 +120,8 @@ def _reference(tmp: Path, inputs: Path) -> Path:
 
 
 def _outputs(directory: Path) -> dict[str, bytes]:
-    skip = {"batch-summary.jsonl", "summaries"}  # per-run summaries differ run to run
+    # Per-run summaries differ run to run; the index is rebuilt from them at every merge.
+    skip = {"batch-summary.jsonl", "summaries", "index.html"}
     return {p.name: p.read_bytes() for p in directory.iterdir() if p.name not in skip}
 
 

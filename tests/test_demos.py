@@ -19,7 +19,7 @@ DEMOS = [
     ("demo_critique.py", "Verdict: REJECTED"),
     ("demo_refinement.py", "max_units_per_term"),
     ("demo_synthesis.py", "Approved with risks"),
-    ("demo_pipeline.py", "round 2: Graduate S2029"),
+    ("demo_pipeline.py", "round 2: Graduate in Spring 2029"),
 ]
 
 

@@ -82,7 +82,7 @@ def test_infeasible_report_has_no_not_needed_wording(rec: Recommendation, render
     text = render(rec)  # type: ignore[operator]
     assert "not_needed" not in text
     assert "No plan was needed" not in text
-    assert "no policy review: no plan meets the request as asked" in text
+    assert "No policy review: no plan meets the request as asked" in text
 
 
 def _sentences(letter: str) -> list[str]:

@@ -16,7 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("agents", "pipeline")
 
 # The domain core: sub-packages of agents/ that stage modules use and that never use them.
-CORE = ("catalog", "audit", "planner", "verifier", "policy", "retrieval", "llm", "artifacts")
+CORE = (
+    "catalog", "audit", "planner", "verifier", "policy", "retrieval", "llm", "artifacts", "reports"
+)  # fmt: skip
 # Lower layers never import higher ones (a package may import its own layer's peers only
 # when listed together). ``errors`` is the bottom: everything may raise its errors.
 LAYERS: tuple[tuple[str, ...], ...] = (
@@ -25,6 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("agents.audit",),
     ("agents.planner", "agents.verifier"),
     ("agents.artifacts",),
+    ("agents.reports",),
     ("agents.policy", "agents.retrieval", "agents.llm"),
 )
 MAX_LINES = 400

@@ -131,13 +131,12 @@ Imperative Computation; 36-200 Reasoning with Data; 70-122 Introduction to Accou
 - Spring 2028 (60 units): 15-213, 67-373, 70-311, 67-320, 79-104, 76-101
 
 How we got here: The first proposal would graduate you in Spring 2028, but the policy review \
-found problems under LOAD-OVERLOAD (the policy "Overloads"): Spring 2028 has 60 units; \
-approval needed. So we changed the plan: Plan on advisor approval for the 60-unit Spring 2028 \
-term. The revision in round 2 would graduate you in Spring 2028. It passed the policy review.
+found problems under the "Overloads" policy: Spring 2028 has 60 units; approval needed. So we \
+changed the plan: The plan assumes the approval it needs. The revision in round 2 would \
+graduate you in Spring 2028. It passed the policy review.
 
 Approvals to seek:
-- Spring 2028, LOAD-OVERLOAD: Spring 2028 has 60 units, above 54: it needs your advisor's \
-approval.
+- Spring 2028: Spring 2028 has 60 units, above 54: it needs your advisor's approval.
 
 Questions for you:
 - Which electives interest you most?

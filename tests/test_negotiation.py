@@ -90,7 +90,8 @@ def test_make_round_records_proposal_violations_and_revision() -> None:
     )
     assert got == NegotiationRound(
         round=1,
-        proposal="Graduate F2028 in 4 planned terms, max 63 units/term (optimal)",
+        proposal="Graduate in Fall 2028 after 4 planned terms, at most 63 units in a term "
+        "(optimal)",
         graduation_term="F2028",
         solver_status="optimal",
         approval="rejected",

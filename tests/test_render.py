@@ -151,10 +151,13 @@ Status: clash
 
 ### Round 1: max rounds
 
-- Proposal: Graduate S2028 in 3 terms, max 63 units/term (optimal)
-- Verdict: rejected
-- Violation: LOAD-MAX (S2028): Spring 2028 has 63 units; the limit is 54.
-- Change: max_units_per_term: 63 -> 54 (Cap terms at 54 units.)
+The first proposal: graduate S2028 in 3 terms, max 63 units/term (optimal). \
+The policy review rejected it.
+
+- Broken: LOAD-MAX (S2028): Spring 2028 has 63 units; the limit is 54.
+- Changed: Every term is capped at 54 units (was 63).
+
+That was the last round allowed.
 
 ## Citations
 
@@ -314,7 +317,7 @@ def test_html_escapes_script_from_request_name_questions_and_every_text_field() 
     for text in (
         f"Advising recommendation for Robert {ESCAPED}",
         f"Needs input: what is {ESCAPED}?",
-        f"You asked: &quot;{ESCAPED}&quot;",
+        f"You asked: &#34;{ESCAPED}&#34;",
         f'<span class="chip">{ESCAPED}</span>',
         f'<li class="question">What is {ESCAPED}?</li>',
         f"<figcaption>{ESCAPED}</figcaption><blockquote>Quoted {ESCAPED}</blockquote>",

@@ -49,10 +49,11 @@ Mathematics; 67-250 The Value of Information; 67-272 Application Design and Deve
 - Fall 2027 (21 units): 15-213, 70-311
 
 How we got here: The first proposal would graduate you in Spring 2027, but the policy review \
-found problems under LOAD-MAX (the policy "Course load"): Spring 2027 has 66 units; the limit \
-is 54 units. So we changed the plan: Cap every term at 54 units, the most LOAD-MAX allows with \
-a GPA of 2.60. Drop the Spring 2027 target: it needs a 66-unit term. The revision in round 2 \
-would graduate you in Fall 2027. It passed the policy review.
+found problems under the "Course load" policy: Spring 2027 has 66 units; the limit is 54 \
+units. So we changed the plan: Every term is capped at 54 units (was 66). The Spring 2027 \
+graduation target is dropped (the plan finds the earliest graduation instead), because it \
+needs a 66-unit term. The revision in round 2 would graduate you in Fall 2027. It passed the \
+policy review.
 
 Please reply to this letter or book a meeting with your advisor if anything here does not \
 match your plans.
@@ -126,9 +127,10 @@ def test_unresolved_outcome_keeps_violations_and_cites_them(catalog: Catalog) ->
     )
     assert rec.violations == [violation]
     assert rec.citations == [violation.citation]
-    assert "Still unresolved:\n- LOAD-MAX: Spring 2027 has 66 units; the limit is 54 units." in (
+    assert "Still unresolved:\n- Course load: Spring 2027 has 66 units; the limit is 54 units." in (
         rec.letter
     )
+    assert "LOAD-MAX" not in rec.letter
 
 
 @pytest.mark.parametrize(

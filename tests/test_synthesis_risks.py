@@ -65,7 +65,7 @@ def test_approved_with_risks_names_the_approval_and_turns_reasons_into_risks(
         ("overview", None),
     ]
     assert (
-        "Approvals to seek:\n- Spring 2027, LOAD-OVERLOAD: Spring 2027 has 45 units and needs "
+        "Approvals to seek:\n- Spring 2027: Spring 2027 has 45 units and needs "
         "advisor approval.\n\nThings to keep in mind:\n- 70-311 needs the instructor's consent.\n"
     ) in rec.letter
     assert check_letter(rec.letter, rec) == []

@@ -15,6 +15,7 @@ consent). The same tree can be written as an expression::
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from typing import Annotated, Literal, Union
@@ -102,6 +103,41 @@ _TOKEN_RE = re.compile(
 )
 
 
+_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
+_SPACED_WORD_RE = re.compile(r"[A-Za-z]{2,5} [A-Za-z0-9]+")  # 'CS lO1'
+_LOOKALIKE = {"O": "0", "o": "0", "l": "1", "I": "1"}
+
+
+def suggest_course_code(text: str) -> str | None:
+    """The course code ``text`` was probably meant to be, reading letters that look like
+    digits (O, o, l, I) as the digits; None when no such reading is a course code (or
+    ``text`` already is one)."""
+    if re.fullmatch(COURSE_CODE_PATTERN, text):
+        return None
+    spots = [i for i, ch in enumerate(text) if ch in _LOOKALIKE][:6]
+    for n in range(len(spots) + 1):
+        for chosen in itertools.combinations(spots, n):
+            chars = list(text)
+            for i in chosen:
+                chars[i] = _LOOKALIKE[chars[i]]
+            candidate = "".join(chars)
+            if re.fullmatch(COURSE_CODE_PATTERN, candidate):
+                return candidate
+    return None
+
+
+def _lookalikes(word: str, fix: str) -> str:
+    """': the letter 'O' looks like the digit 0' for the letters ``fix`` reads as digits."""
+    pairs = [(a, b) for a, b in zip(word, fix, strict=True) if a in _LOOKALIKE and b.isdigit()]
+    if not pairs:
+        return ""
+    if len(pairs) == 1:
+        return f": the letter {pairs[0][0]!r} looks like the digit {pairs[0][1]}"
+    letters = ", ".join(repr(a) for a, _ in pairs)
+    digits = ", ".join(b for _, b in pairs)
+    return f": the letters {letters} look like the digits {digits}"
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
@@ -110,12 +146,7 @@ class _Parser:
         while pos < len(text):
             m = _TOKEN_RE.match(text, pos)
             if m is None:
-                raise PrereqSyntaxError(
-                    f"unexpected character {text[pos]!r}; expected a course code, 'and', 'or', "
-                    "'(' or a condition such as standing(junior)",
-                    text,
-                    pos + 1,
-                )
+                raise self._bad_text(pos)
             if m.group("badfunc"):
                 raise PrereqSyntaxError(
                     f"missing ')' after {m.group('badfunc').strip()!r}", text, len(text) + 1
@@ -130,6 +161,40 @@ class _Parser:
                 self.tokens.append((kind, m.group(kind), pos + 1, None))
             pos = m.end()
         self.i = 0
+
+    def _bad_text(self, pos: int) -> PrereqSyntaxError:
+        """The error for text the tokens cannot read at ``pos``: a word is named whole (with
+        the course code it was probably meant to be), any other character on its own."""
+        text = self.text
+        last = self.tokens[-1] if self.tokens else None
+        if last is not None and last[0] == "course" and pos > 0 and text[pos - 1].isalnum():
+            pos = last[2] - 1  # '21-1200': a code ran on past its end; name it whole
+            self.tokens.pop()
+        for word_re in (_SPACED_WORD_RE, _WORD_RE):
+            m = word_re.match(text, pos)
+            fix = suggest_course_code(m.group()) if m else None
+            if m and fix:
+                word = m.group()
+                at = next(i for i, (a, b) in enumerate(zip(word, fix, strict=True)) if a != b)
+                return PrereqSyntaxError(
+                    f"{word!r} is not a course code{_lookalikes(word, fix)}; write {fix!r}",
+                    text,
+                    pos + at + 1,
+                )
+        m = _WORD_RE.match(text, pos)
+        if m:
+            return PrereqSyntaxError(
+                f"{m.group()!r} is not a course code, 'and', 'or' or a condition; course codes "
+                "look like 15-112, CS 101 or MATH221",
+                text,
+                pos + 1,
+            )
+        return PrereqSyntaxError(
+            f"unexpected character {text[pos]!r}; expected a course code, 'and', 'or', "
+            "'(' or a condition such as standing(junior)",
+            text,
+            pos + 1,
+        )
 
     def _peek(self) -> tuple[str, str, int, str | None] | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None

@@ -20,8 +20,14 @@ from agents.catalog.exceptions import AdvisorException, Approval, ExceptionsFile
 from agents.catalog.model import Catalog
 from agents.catalog.policies import AcademicStatus
 from agents.catalog.prereq import COURSE_CODE_PATTERN, ClassStanding
-from agents.catalog.terms import TERM_CODE_PATTERN, Term
-from agents.catalog.validation import read_json
+from agents.catalog.terms import (
+    TERM_CODE_PATTERN,
+    Calendar,
+    Term,
+    active_calendar,
+    use_calendar,
+)
+from agents.catalog.validation import pydantic_problem, read_json
 from agents.errors import StudentRecordError, TermError
 
 AttemptSource = Literal["institution", "transfer", "ap", "exam"]
@@ -233,20 +239,43 @@ class StudentRecord(CatalogModel):
         return sorted(terms, key=lambda t: Term.parse(t).index)
 
 
-def load_student(path: str | Path) -> StudentRecord:
-    """Read and validate a student record; errors name the file, field and value."""
+def load_student(path: str | Path, calendar: Calendar | None = None) -> StudentRecord:
+    """Read and validate a student record; errors name the file, field and value (a term
+    written in words is read with ``calendar``, the catalog's, to suggest its code)."""
     raw = read_json(path, StudentRecordError, "a student JSON file")
-    return parse_student(raw, source=str(Path(path)))
+    return parse_student(raw, source=str(Path(path)), calendar=calendar)
 
 
-def parse_student(raw: object, source: str = "<student>") -> StudentRecord:
+NOT_A_STUDENT_RECORD = (
+    'this is a plan request, not a student record; its student is under "student" - pass a '
+    "student record file (demos/students/...), or run the request with 'advise run'"
+)
+
+
+def is_plan_request(raw: object) -> bool:
+    """Whether ``raw`` is a plan request ({"request_id": ..., "student": {...}}) rather than
+    a student record."""
+    return (
+        isinstance(raw, dict)
+        and isinstance(raw.get("student"), dict)
+        and not {"courses", "current_term", "programs"} & raw.keys()
+    )
+
+
+def parse_student(
+    raw: object, source: str = "<student>", calendar: Calendar | None = None
+) -> StudentRecord:
+    """Validate a student record; every problem names the JSON path, what is wrong, the
+    value (short) and the fix - a plan request given instead is named as one. Terms
+    written in words are read with ``calendar`` (default: the calendar in use)."""
+    if is_plan_request(raw):
+        raise StudentRecordError(source, [NOT_A_STUDENT_RECORD])
     try:
         return StudentRecord.model_validate(raw)
     except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            loc = error_path(err["loc"])
-            problems.append(f"{loc}: {err['msg']} (got {err.get('input')!r})")
+        schema = StudentRecord.model_json_schema()
+        with use_calendar(calendar or active_calendar()):
+            problems = [pydantic_problem(e, error_path(e["loc"]), schema) for e in exc.errors()]
         raise StudentRecordError(source, problems) from None
 
 

@@ -3,12 +3,15 @@
 ``schema_problems`` checks JSON against a JSON Schema and turns each error into one line:
 the JSON path, the offending value and what was expected (for a union, the error of the
 branch the data was meant for, not a list of every branch). ``pydantic_problems`` does the
-same for the model-level checks that a JSON Schema cannot express.
+same for the model-level checks that a JSON Schema cannot express. A missing field is named
+by its own path with what to add, never by its parent's whole value; a term or course code
+that does not match its pattern says what one is, and suggests the code meant.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -16,6 +19,11 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import ValidationError as SchemaError
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from agents.catalog.prereq import COURSE_CODE_PATTERN, suggest_course_code
+from agents.catalog.terms import TERM_CODE_PATTERN, active_calendar
+from agents.errors import TermError
 
 
 def read_json(path: str | Path, error: Callable[[str, list[str]], Exception], what: str) -> Any:
@@ -70,8 +78,9 @@ def _describe(err: SchemaError) -> str:
         names = expected if isinstance(expected, list) else [expected]
         return f"expected {_types(names)}, got {_short(err.instance)}"
     if v == "required":
-        missing = [p for p in err.validator_value if p not in err.instance]
-        return f"missing required field {missing[0]!r}"
+        name = _missing_name(err)
+        doc = err.schema.get("properties", {}).get(name, {}).get("description")
+        return missing_problem(name, doc)
     if v == "additionalProperties":
         allowed = sorted(err.schema.get("properties", {}))
         extra = sorted(set(err.instance) - set(allowed))
@@ -80,7 +89,7 @@ def _describe(err: SchemaError) -> str:
         options = err.validator_value if v == "enum" else [err.validator_value]
         return f"expected one of {', '.join(map(repr, options))}, got {_short(err.instance)}"
     if v == "pattern":
-        return f"expected text matching {err.validator_value!r}, got {_short(err.instance)}"
+        return pattern_problem(err.instance, str(err.validator_value))
     if v in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         op = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}
         return f"expected a number {op[str(v)]} {err.validator_value}, got {_short(err.instance)}"
@@ -96,7 +105,16 @@ def _describe(err: SchemaError) -> str:
         if types:
             return f"expected {_types(types)}, got {_short(err.instance)}"
         return f"does not match any allowed form, got {_short(err.instance)}"
-    return f"{err.message}"
+    # jsonschema's own message quotes the whole instance; quote it short
+    return err.message.replace(repr(err.instance), _short(err.instance))
+
+
+def _missing_name(err: SchemaError) -> str:
+    """The property a ``required`` error is about (its message is "'name' is a required
+    property"; the first missing one when the message cannot be read)."""
+    missing = [p for p in err.validator_value if p not in err.instance]
+    said = err.message.partition(" is a required property")[0]
+    return next((p for p in missing if repr(p) == said), missing[0])
 
 
 def _discriminated(err: SchemaError) -> SchemaError | None:
@@ -150,7 +168,10 @@ def _deepest(err: SchemaError) -> SchemaError | None:
 
 
 def _error_path(err: SchemaError) -> list[Any]:
-    return list(_leaf(err).absolute_path)
+    leaf = _leaf(err)
+    path = list(leaf.absolute_path)
+    # a missing field is named by its own path, never by the parent (and its whole value)
+    return [*path, _missing_name(leaf)] if leaf.validator == "required" else path
 
 
 def schema_problems(raw: Any, schema: dict[str, Any]) -> list[str]:
@@ -158,7 +179,9 @@ def schema_problems(raw: Any, schema: dict[str, Any]) -> list[str]:
     validator = jsonschema.Draft202012Validator(schema)
     problems = []
     for err in sorted(validator.iter_errors(raw), key=lambda e: [str(p) for p in e.absolute_path]):
-        problems.append(f"{json_path(_error_path(err))}: {_describe(err)}")
+        problem = f"{json_path(_error_path(err))}: {_describe(_leaf(err))}"
+        if problem not in problems:
+            problems.append(problem)
     return problems
 
 
@@ -167,8 +190,98 @@ def pydantic_problems(exc: ValidationError) -> list[str]:
     out = []
     for err in exc.errors():
         loc = [x for x in err["loc"] if not (isinstance(x, str) and "[" in x)]
-        msg = err["msg"].splitlines()[0]
-        if msg.startswith("Value error, "):
-            msg = msg[len("Value error, ") :]
-        out.append(f"{json_path(loc)}: {msg} (got {_short(err.get('input'))})")
+        out.append(pydantic_problem(err, json_path(loc)))
     return out
+
+
+def pydantic_problem(err: ErrorDetails, path: str, schema: dict[str, Any] | None = None) -> str:
+    """One pydantic error as ``path: what is wrong (got value)``: a missing field says what
+    to add (from its description in ``schema``, the model's JSON Schema) and never quotes
+    the parent; a term or course code that does not match says what one looks like."""
+    if err["type"] == "missing":
+        name = str(err["loc"][-1])
+        return f"{path}: {missing_problem(name, _description(schema, err['loc']))}"
+    value = err.get("input")
+    if err["type"] == "extra_forbidden":
+        return f"{path}: unknown field - remove it or correct its spelling (got {_short(value)})"
+    if err["type"] == "string_pattern_mismatch":
+        return f"{path}: {pattern_problem(value, str((err.get('ctx') or {}).get('pattern')))}"
+    msg = err["msg"].splitlines()[0]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    return f"{path}: {msg} (got {_short(value)})"
+
+
+def missing_problem(name: str, description: str | None) -> str:
+    """'required field missing; add 'name' (preferred name)' - the description's first
+    clause says what the field holds."""
+    doc = re.split(r"; |\. |\.$", description.strip())[0] if description else ""
+    if doc[:1].isupper() and not doc[1:2].isupper():
+        doc = doc[0].lower() + doc[1:]
+    return f"required field missing; add {name!r}" + (f" ({doc})" if doc else "")
+
+
+def pattern_problem(value: Any, pattern: str) -> str:
+    """Why ``value`` does not match ``pattern``: for a term or course code, what one is
+    and the code meant when the text reads as one; else the pattern itself."""
+    if pattern == TERM_CODE_PATTERN:
+        return term_code_problem(value)
+    if pattern == COURSE_CODE_PATTERN:
+        fix = suggest_course_code(value) if isinstance(value, str) else None
+        how = f"write {fix}" if fix else "write one such as 15-112, CS 101 or MATH221"
+        return f"{_short(value)} is not a course code; {how}"
+    return f"expected text matching {pattern!r}, got {_short(value)}"
+
+
+def term_code_problem(value: Any) -> str:
+    """'Fall 2024' is not a term code; write F2024 - read with the calendar in use (the
+    default semester calendar when no catalog is bound, as when a request is checked)."""
+    cal = active_calendar()
+    try:
+        code = cal.parse(value).code if isinstance(value, str) else None
+    except TermError:
+        code = None
+    if code is not None and code != value:
+        return f"{_short(value)} is not a term code; write {code}"
+    kinds = ", ".join(f"{k.code} {k.name}" for k in cal.terms)
+    return (
+        f"{_short(value)} is not a term code; write a kind and a 4-digit year such as "
+        f"{cal.examples()} ({cal.system} kinds: {kinds})"
+    )
+
+
+def _description(schema: dict[str, Any] | None, loc: Iterable[int | str]) -> str | None:
+    """The description of the field at pydantic location ``loc`` in a model's JSON Schema
+    (keys it does not have, such as pydantic's union tags, are passed over)."""
+    if schema is None:
+        return None
+    node: dict[str, Any] = schema
+    keys = list(loc)
+    for i, key in enumerate(keys):
+        sub = _child(node, schema, key)
+        if sub is not None:
+            node = sub
+        elif isinstance(key, int) or i == len(keys) - 1:
+            return None
+    doc = node.get("description") or _resolve(node, schema).get("description")
+    return doc if isinstance(doc, str) else None
+
+
+def _resolve(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return dict(root.get("$defs", {}).get(ref[len("#/$defs/") :], {}))
+    return node
+
+
+def _child(node: dict[str, Any], root: dict[str, Any], key: int | str) -> dict[str, Any] | None:
+    node = _resolve(node, root)
+    if isinstance(key, int) and isinstance(node.get("items"), dict):
+        return dict(node["items"])
+    if isinstance(key, str) and key in node.get("properties", {}):
+        return dict(node["properties"][key])
+    for alt in (*node.get("anyOf", ()), *node.get("oneOf", ())):
+        sub = _child(alt, root, key)
+        if sub is not None:
+            return sub
+    return None

@@ -17,6 +17,7 @@ from typing import Any
 
 from agents.artifacts import NegotiationRound, Recommendation, Risk, ScheduledTerm
 from agents.catalog import Calendar, Term, active_calendar, term_label, unit_name
+from agents.reports import change_text, render
 
 SIGN_OFF = "Office of Undergraduate Advising"
 
@@ -28,18 +29,7 @@ _COURSE_RE = re.compile(r"\b\d{2}-\d{3}\b|(?<![-\w])[A-Z]{2,5} ?\d{2,4}[A-Z]?\b"
 # Rule ids and program codes share one shape (LOAD-MAX, CS-MIN); both are grounded the
 # same way, against the draft, so the extractor does not need to tell them apart.
 _RULE_RE = re.compile(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\b")
-
-OUTCOME_SENTENCE: dict[str, str] = {
-    "approved": "Good news: your plan has been reviewed against every policy that applies "
-    "to you and it is approved.",
-    "approved_with_risks": "Your plan is approved, with a few points that need your "
-    "attention before registration.",
-    "unresolved_after_max_rounds": "We could not yet build a plan that meets every policy, "
-    "so an advisor will follow up with you on the points below.",
-    "infeasible": "We could not find a plan that meets everything you asked for.",
-    "needs_input": "Before we can finish your plan we need a few answers from you.",
-    "answered": "Thank you for your question; here is what the policies say.",
-}
+_NAMED_RULE_RE = re.compile(r" \(([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)\)")
 
 
 def _num(x: float) -> str:
@@ -80,7 +70,8 @@ _VIOLATION_RE = re.compile(r"^(?P<rule>[A-Z][A-Z0-9-]*)(?: \([^)]*\))?: (?P<mess
 
 
 def _findings(violations: list[str], headings: dict[str, str]) -> str:
-    """Violations grouped by rule, each with the heading of the policy that states it."""
+    """Violations grouped by rule, each named by the heading of the policy that states it
+    (a student reads policy names, not rule ids)."""
     by_rule: dict[str, list[str]] = {}
     for v in violations:
         m = _VIOLATION_RE.match(v)
@@ -88,8 +79,8 @@ def _findings(violations: list[str], headings: dict[str, str]) -> str:
         by_rule.setdefault(rule, []).append(_sentence(message))
     parts = []
     for rule, messages in by_rule.items():
-        head = f' (the policy "{headings[rule]}")' if rule in headings else ""
-        parts.append((f"{rule}{head}: " if rule else "") + " ".join(messages))
+        head = f'the "{headings[rule]}" policy: ' if rule in headings else "the policies: "
+        parts.append(head + " ".join(messages))
     return " ".join(parts)
 
 
@@ -104,7 +95,7 @@ def _round_text(rnd: NegotiationRound, headings: dict[str, str]) -> str:
     else:
         text += "."
     if rnd.revision:
-        text += " So we changed the plan: " + " ".join(_sentence(c.reason) for c in rnd.revision)
+        text += " So we changed the plan: " + " ".join(change_text(c) for c in rnd.revision)
     return text + RESOLUTION_SENTENCE[rnd.resolution]
 
 
@@ -119,7 +110,7 @@ def _negotiation_paragraph(draft: Recommendation) -> str | None:
 
 
 def _risk_line(risk: Risk) -> str:
-    where = ", ".join(x for x in (term_label(risk.term), risk.rule_id) if x)
+    where = term_label(risk.term)
     return f"- {where}: {_sentence(risk.message)}" if where else f"- {_sentence(risk.message)}"
 
 
@@ -131,11 +122,6 @@ def _plan_intro(draft: Recommendation) -> str:
     if draft.outcome == "needs_input":
         return f"In the meantime, a plan for {progs} would have you graduating in {grad}."
     return f"The latest proposal, not yet approved, would have you graduating in {grad}."
-
-
-def _section(title: str, lines: Iterable[str]) -> str | None:
-    body = list(lines)
-    return f"{title}\n" + "\n".join(body) if body else None
 
 
 def _counter_paragraphs(draft: Recommendation) -> list[str | None]:
@@ -189,44 +175,57 @@ def _decision_lines(draft: Recommendation) -> list[str]:
     return out
 
 
-def template_letter(draft: Recommendation) -> str:
-    """A plain-text letter built from the draft alone; deterministic."""
+def _policy_words(text: str, headings: dict[str, str], programs: list[str]) -> str:
+    """``text`` as a student reads it: a rule named with its id in parentheses keeps the
+    name only ('Maximum load (LOAD-MAX)' -> 'Maximum load'), and a cited rule id alone
+    becomes its policy's heading ('the "Course Load" policy'). Program codes stay."""
+    text = _NAMED_RULE_RE.sub(lambda m: "" if m[1] not in programs else m[0], text)
+    return _RULE_RE.sub(
+        lambda m: f'the "{headings[m[0]]}" policy' if m[0] in headings else m[0], text
+    )
+
+
+def letter_view(draft: Recommendation) -> dict[str, Any]:
+    """What ``letter.txt.j2`` is given: the parts of the letter that come from the draft,
+    as sentences (the template holds the fixed wording and decides the order)."""
     first = draft.student_name.split()[0] if draft.student_name.split() else "student"
-    opening = OUTCOME_SENTENCE[draft.outcome]
-    if draft.intent == "check_progress" and draft.outcome == "answered":
-        opening = "Here is where you stand in your degree."
-    parts: list[str | None] = [f"Dear {first},", opening]
-    # The open questions are listed below, so only these outcomes repeat the summary.
-    if draft.outcome in ("infeasible", "unresolved_after_max_rounds"):
-        parts.append(draft.summary)
-    if draft.answer:
-        parts.append(draft.answer)
-    if draft.plan:
-        parts.append(
-            f"{_plan_intro(draft)} Term by term, with titles for your next term:\n"
-            f"{_plan_lines(draft.plan)}"
-        )
-    parts += _counter_paragraphs(draft)
-    parts.append(_negotiation_paragraph(draft))
     approvals = [r for r in draft.risks if r.kind == "approval_needed"]
     others = [r for r in draft.risks if r.kind != "approval_needed" and not _said(r, draft)]
-    parts.append(_section("Approvals to seek:", (_risk_line(r) for r in approvals)))
-    parts.append(_section("Decisions your plan relies on:", _decision_lines(draft)))
-    parts.append(_section("Things to keep in mind:", (_risk_line(r) for r in others)))
-    if draft.violations:
-        parts.append(
-            _section(
-                "Still unresolved:",
-                (f"- {v.rule_id}: {_sentence(v.message)}" for v in draft.violations),
-            )
-        )
-    parts.append(_section("Questions for you:", (f"- {q.question}" for q in draft.open_questions)))
-    parts.append(
-        "Please reply to this letter or book a meeting with your advisor if anything "
-        "here does not match your plans."
-    )
-    parts.append(f"Warm regards,\n{SIGN_OFF}")
-    return "\n\n".join(p for p in parts if p) + "\n"
+    headings = {c.rule_id: c.heading for c in draft.citations if c.rule_id}
+    return {
+        "first_name": first,
+        "outcome": draft.outcome,
+        "progress_check": draft.intent == "check_progress" and draft.outcome == "answered",
+        "summary": _policy_words(draft.summary, headings, draft.programs),
+        "answer": _policy_words(draft.answer, headings, draft.programs) if draft.answer else None,
+        "plan": (
+            f"{_plan_intro(draft)} Term by term, with titles for your next term:\n"
+            f"{_plan_lines(draft.plan)}"
+            if draft.plan
+            else None
+        ),
+        "counter": [p for p in _counter_paragraphs(draft) if p],
+        "negotiation": _policy_words(_negotiation_paragraph(draft) or "", headings, draft.programs)
+        or None,
+        "approvals_to_seek": [_risk_line(r) for r in approvals],
+        "decisions": _decision_lines(draft),
+        "keep_in_mind": [_risk_line(r) for r in others],
+        "unresolved": [
+            f"- {headings.get(v.rule_id, 'Policy')}: {_sentence(v.message)}"
+            for v in draft.violations
+        ],
+        "questions": [f"- {q.question}" for q in draft.open_questions],
+        "sign_off": SIGN_OFF,
+    }
+
+
+def template_letter(draft: Recommendation) -> str:
+    """A plain-text letter built from the draft alone (template ``letter.txt.j2``);
+    deterministic. No rule id reaches the student: policies are named by their heading."""
+    text = render("letter.txt.j2", **letter_view(draft))
+    # Paragraphs are separated by one blank line, whatever the template's spacing.
+    paragraphs = [p.strip("\n") for p in re.split(r"\n\s*\n", text) if p.strip()]
+    return "\n\n".join(paragraphs) + "\n"
 
 
 # --------------------------------------------------------------------------- grounding

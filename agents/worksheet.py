@@ -1,0 +1,220 @@
+"""The audit worksheet an advisor reads (as Degree Works and Stellic show one): percent
+complete per program and overall, what is still needed per requirement, the courses that
+count toward nothing (fallthrough), the in-progress and planned courses (look-ahead), the
+what-if programs and the advisor exceptions - as a self-contained HTML page or Markdown,
+from the templates ``worksheet.html.j2`` and ``worksheet.md.j2``.
+
+Percent complete counts requirements, not courses: every leaf of a program's tree that
+must be met (an n_of counts only the ``n`` children closest to done) and every program
+check (total units, program GPA); a leaf counts as done when completed courses meet it,
+so in-progress and planned courses show as look-ahead, not progress.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.audit.render import MARKS
+from agents.audit.report import AuditReport, ProgramAudit, RequirementAudit
+from agents.catalog import (
+    Catalog,
+    NOfRequirement,
+    Program,
+    RequirementNode,
+    StudentRecord,
+    credits_text,
+)
+from agents.catalog.overrides import effective_catalog
+from agents.reports import render
+
+WORDS = {"met": "met", "partly_met": "in progress", "unmet": "not started"}
+
+
+def _leaves(node: RequirementAudit, n_of: dict[str, int]) -> list[RequirementAudit]:
+    """The leaves that must be met: an n_of counts only its ``n`` best children."""
+    if not node.children:
+        return [node]
+    kids = node.children
+    if node.kind == "n_of":
+        ranked = sorted(kids, key=lambda k: (k.met_by_completed, k.status == "met"), reverse=True)
+        kids = ranked[: n_of.get(node.id, 1)]
+    return [leaf for k in kids for leaf in _leaves(k, n_of)]
+
+
+def _n_of(program: Program) -> dict[str, int]:
+    """Every n_of node's ``n`` in ``program``'s tree, by node id."""
+    out: dict[str, int] = {}
+
+    def walk(node: RequirementNode) -> None:
+        if isinstance(node, NOfRequirement):
+            out[node.id] = node.n
+        for child in getattr(node, "children", []):
+            walk(child)
+
+    walk(program.requirement)
+    return out
+
+
+def _still_needed(node: RequirementAudit) -> str:
+    if node.status == "met":
+        return ""
+    needs = []
+    if node.courses_needed:
+        needs.append(f"{node.courses_needed} course" + ("s" if node.courses_needed != 1 else ""))
+    if node.units_needed:
+        needs.append(credits_text(node.units_needed))
+    text = ", ".join(needs) or node.explanation
+    if node.options:
+        shown = ", ".join(node.options[:10])
+        text += f" from {shown}" + (
+            f" (+{len(node.options) - 10} more)" if len(node.options) > 10 else ""
+        )
+    return text
+
+
+def _name(node: RequirementAudit) -> str:
+    """The node's title; an untitled course leaf by its course's code."""
+    if node.title:
+        return node.title
+    if node.kind == "course":
+        codes = [c.course for c in node.counted] or node.options
+        return codes[0] if codes else node.id
+    return node.id
+
+
+def _rows(node: RequirementAudit, depth: int = 0) -> list[dict[str, Any]]:
+    spare = node.explanation.startswith("not needed")
+    out = [
+        {
+            "depth": depth,
+            "id": node.id,
+            "title": _name(node),
+            "status": "spare" if spare else node.status,
+            "mark": MARKS[node.status],
+            "words": "not needed" if spare else WORDS[node.status],
+            "explanation": node.explanation,
+            "counted": [
+                {
+                    "course": c.course,
+                    "title": c.title,
+                    "grade": c.grade or "",
+                    "term": c.term,
+                    "units": credits_text(c.units),
+                    "status": c.status.replace("_", " "),
+                }
+                for c in node.counted
+            ],
+            "needed": "" if spare else _still_needed(node),
+        }
+    ]
+    for child in node.children:
+        out += _rows(child, depth + 1)
+    return out
+
+
+def _percent(done: int, total: int) -> int:
+    return round(100 * done / total) if total else 100
+
+
+def program_view(program: ProgramAudit, tree: Program) -> dict[str, Any]:
+    parts = [*_leaves(program.root, _n_of(tree)), *program.checks]
+    done = sum(p.met_by_completed for p in parts)
+    return {
+        "code": program.code,
+        "name": program.name,
+        "kind": program.kind,
+        "what_if": program.what_if,
+        "eligible": program.eligible,
+        "eligibility_note": program.eligibility_note,
+        "status": program.status,
+        "words": WORDS[program.status],
+        "done": done,
+        "total": len(parts),
+        "percent": _percent(done, len(parts)),
+        "rows": [r for node in [program.root, *program.checks] for r in _rows(node)],
+        "notes": [*program.sharing_notes],
+    }
+
+
+def worksheet_view(
+    catalog: Catalog, student: StudentRecord, report: AuditReport, changes: list[str] | None = None
+) -> dict[str, Any]:
+    """What the worksheet templates are given."""
+    effective = effective_catalog(catalog, student)
+    programs = [program_view(p, effective.program(p.code)) for p in report.programs]
+    counted = {
+        c.course
+        for p in report.programs
+        for node in [p.root, *p.checks]
+        for c in _all_counted(node)
+    }
+    fallthrough = [
+        {"course": a.course, "title": _title(catalog, a.course), "term": a.term,
+         "grade": a.grade or "", "units": credits_text(student.units_of(a, catalog))}
+        for a in student.courses
+        if a.status == "completed" and a.course not in counted
+        and catalog.grade_meets(a.grade, None)
+    ]  # fmt: skip
+    lookahead = [
+        {"course": a.course, "title": _title(catalog, a.course), "term": a.term,
+         "status": a.status.replace("_", " "),
+         "counts": ", ".join(sorted(_where_counted(report, a.course))) or "nothing yet"}
+        for a in student.courses
+        if a.status != "completed"
+    ]  # fmt: skip
+    done = sum(p["done"] for p in programs)
+    total = sum(p["total"] for p in programs)
+    return {
+        "report": report,
+        "student": student,
+        "catalog_year": report.catalog_year,
+        "standing": report.class_standing.replace("_", " "),
+        "gpa": f"{report.gpa:.2f}" if report.gpa is not None else "none yet",
+        "earned": credits_text(report.units_earned),
+        "in_progress": credits_text(report.units_in_progress),
+        "planned": credits_text(report.units_planned),
+        "percent": _percent(done, total),
+        "done": done,
+        "total": total,
+        "programs": programs,
+        "fallthrough": fallthrough,
+        "lookahead": lookahead,
+        "exceptions": report.exceptions,
+        "changes": changes or [],
+        "warnings": report.warnings,
+    }
+
+
+def _all_counted(node: RequirementAudit) -> list[Any]:
+    out = list(node.counted)
+    for child in node.children:
+        out += _all_counted(child)
+    return out
+
+
+def _where_counted(report: AuditReport, course: str) -> set[str]:
+    out = set()
+
+    def walk(code: str, node: RequirementAudit) -> None:
+        if any(c.course == course for c in node.counted):
+            out.add(f"{code}/{node.id}")
+        for child in node.children:
+            walk(code, child)
+
+    for p in report.programs:
+        for node in [p.root, *p.checks]:
+            walk(p.code, node)
+    return out
+
+
+def _title(catalog: Catalog, code: str) -> str:
+    course = catalog.course_by_code.get(code)
+    return course.title if course is not None else ""
+
+
+def worksheet_html(view: dict[str, Any]) -> str:
+    return render("worksheet.html.j2", **view)
+
+
+def worksheet_markdown(view: dict[str, Any]) -> str:
+    return render("worksheet.md.j2", **view)

@@ -1,0 +1,346 @@
+"""The ``advise`` commands that run requests: ``run`` (one request), ``batch`` (many, on
+worker processes, with progress on stderr) and ``resume`` (one checkpoint, or all
+unfinished ones), and the engine options they share."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agents.errors import CheckpointMissingError, RequestInputError
+from pipeline.cli_approvals import print_awaiting
+from pipeline.cli_common import EXIT_FAILED, EXIT_OK, Formatter, console, positive, seconds
+
+if TYPE_CHECKING:
+    from agents.artifacts import PlanRequest
+    from pipeline.jobs import RunOptions
+    from pipeline.progress import ProgressMode
+    from pipeline.results import BatchReport
+
+
+_ENGINE_HELP = """\
+exit codes (all pipeline commands):
+  0  everything asked for finished        2  usage or input error (nothing run)
+  1  some request failed, invalid, locked  3  interrupted (Ctrl-C / SIGTERM), resumable
+  4  nothing failed, but some request awaits approval (advise approve/deny, then resume)
+"""
+
+
+def _engine_options(p: argparse.ArgumentParser, *, batch: bool = False) -> None:
+    g = p.add_argument_group("engine options")
+    g.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
+    g.add_argument("--out-dir", default="out", help="output directory (default: out)")
+    g.add_argument("--log-dir", default="logs", help="JSON-lines log directory (default: logs)")
+    g.add_argument("--catalog", help="catalog JSON file (default: the bundled sample)")
+    g.add_argument(
+        "--backend", choices=("offline", "gemini"), default="offline", help="LLM backend"
+    )
+    g.add_argument("--model", help="LLM model name (gemini backend)")
+    g.add_argument("--max-rounds", type=positive, default=3, help="negotiation rounds (default: 3)")
+    g.add_argument(
+        "--force",
+        action="store_true",
+        help="rerun finished requests from the start (previous outputs and checkpoint kept "
+        "as .prev); resume an unfinished checkpoint made with another catalog or "
+        "configuration; restart a request whose content changed under the same id",
+    )
+    g.add_argument(
+        "--no-rerun-stale",
+        dest="rerun_stale",
+        action="store_false",
+        help="refuse (status 'stale', exit 1) a request finished under another catalog or "
+        "configuration instead of rerunning it (default: rerun, keeping .prev outputs)",
+    )
+    g.add_argument(
+        "--exceptions",
+        metavar="DIR",
+        help="directory of advisor exceptions files: DIR/<student id>.json is merged into "
+        "that student's record (see exceptions.schema.json)",
+    )
+    g.add_argument(
+        "--templates",
+        metavar="DIR",
+        help="directory of report templates (letter.txt.j2, report.html.j2, ...) overriding "
+        "the shipped ones; see 'Report templates' in the README",
+    )
+    g.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="dry run: approvals a request needs (e.g. an overload) are recorded as denied "
+        "and the request is re-planned, instead of stopping in awaiting_approval",
+    )
+    # Tests and the memory benchmark only: 'real' agents, or 'module:attr' of a StageSet.
+    g.add_argument("--stages", default="real", help=argparse.SUPPRESS)
+    g.add_argument("-v", "--verbose", action="count", default=0, help="-v info, -vv debug")
+    g.add_argument("--json", action="store_true", help="print the result as JSON")
+    if batch:
+        g.add_argument("--workers", type=positive, default=1, help="worker processes (default: 1)")
+        g.add_argument(
+            "-q",
+            "--quiet",
+            action="store_true",
+            help="no progress on stderr (a bar on a terminal, else a line every "
+            "--progress-every seconds)",
+        )
+        g.add_argument(
+            "--progress-every",
+            type=seconds,
+            metavar="SECONDS",
+            help="seconds between progress lines when stderr is not a terminal (default: 10)",
+        )
+
+
+def add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "run",
+        help="run one plan request through the pipeline",
+        formatter_class=Formatter,
+        description="Run one request (a PlanRequest JSON file) through every stage and "
+        "write out/<id>.json, .md and .html.\nA checkpoint is saved after every stage; "
+        "running it again resumes where it stopped.\n\n"
+        "examples:\n  head -n 1 demos/requests.jsonl > request.json\n"
+        "  advise run request.json -v\n  advise run request.json --json\n\n" + _ENGINE_HELP,
+    )
+    p.add_argument("request", help="PlanRequest JSON file")
+    _engine_options(p)
+    p.set_defaults(handler=_cmd_run)
+
+
+def add_batch(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "batch",
+        help="run many requests (JSONL, a directory, or stdin)",
+        formatter_class=Formatter,
+        description="Run a batch of requests: INPUT is a JSONL file (one request per line), "
+        "a directory of\nJSON files, or '-' for JSON lines on stdin. Invalid lines are "
+        "reported and skipped; rerunning\nthe same command skips finished requests, reruns "
+        "stale ones (finished under another\ncatalog or configuration; old outputs kept as "
+        ".prev) and resumes the rest. Writes out/<id>.*, this run's\n"
+        "out/summaries/<run-id>.jsonl, the merged out/batch-summary.jsonl (latest line "
+        "per\nrequest), and prints a summary table.\n\nexamples:\n"
+        "  advise batch demos/requests.jsonl --workers 2\n"
+        "  head -n 5 demos/requests.jsonl | advise batch - --json\n\n" + _ENGINE_HELP,
+    )
+    p.add_argument("input", help="JSONL file, directory of JSON files, or '-' (stdin)")
+    _engine_options(p, batch=True)
+    p.set_defaults(handler=_cmd_batch)
+
+
+def add_resume(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "resume",
+        help="resume a checkpointed request, or all unfinished ones",
+        formatter_class=Formatter,
+        description="Resume from the checkpoint: finished stages are not run again; a "
+        "failed run re-enters\nthe stage that failed. A checkpoint made with another "
+        "catalog or configuration is\nrefused unless --force.\n\nexamples:\n"
+        "  advise resume add-cs-minor\n  advise resume --all --workers 2\n\n" + _ENGINE_HELP,
+    )
+    p.add_argument("id", nargs="?", help="request id")
+    p.add_argument("--all", action="store_true", help="every unfinished checkpoint")
+    _engine_options(p, batch=True)
+    p.set_defaults(handler=_cmd_resume)
+
+
+def _options(args: argparse.Namespace) -> RunOptions:
+    from dataclasses import replace
+
+    from agents.toolbox import Settings
+    from pipeline.jobs import RunOptions
+
+    opts = RunOptions(
+        state_dir=Path(args.state_dir),
+        out_dir=Path(args.out_dir),
+        catalog=args.catalog,
+        backend=args.backend,
+        model=args.model,
+        settings=Settings(max_rounds=args.max_rounds),
+        stages=args.stages,
+        workers=getattr(args, "workers", 1),
+        force=args.force,
+        rerun_stale=args.rerun_stale,
+        no_wait=args.no_wait,
+        exceptions_dir=Path(args.exceptions) if getattr(args, "exceptions", None) else None,
+        templates=_templates(args),
+        console_level=("warning", "info", "debug")[min(args.verbose, 2)],
+    )
+    every = getattr(args, "progress_every", None)
+    return opts if every is None else replace(opts, progress_every_s=every)
+
+
+def _start_logs(opts: RunOptions, log_dir: str, kind: str, label: str | None) -> RunOptions:
+    from dataclasses import replace
+
+    from pipeline.logs import configure_logging, log_file
+
+    opts = replace(opts, log_path=log_file(Path(log_dir), kind, label))
+    configure_logging(opts.console_level, json_path=opts.log_path)
+    return opts
+
+
+def _single(args: argparse.Namespace, opts: RunOptions, request: PlanRequest) -> int:
+    from pipeline.context import State
+    from pipeline.machine import load_stages
+    from pipeline.runner import GracefulStop, ToolboxFactory, run_request
+    from pipeline.store import CheckpointStore
+
+    opts = _start_logs(opts, args.log_dir, "run", request.request_id)
+    factory = ToolboxFactory(catalog_path=opts.catalog, backend=opts.backend, model=opts.model)
+    stages = load_stages(opts.stages)
+    with GracefulStop().installed(restore=False) as stop:
+        ctx = run_request(
+            request,
+            store=CheckpointStore(opts.state_dir, background=True),
+            toolbox_factory=factory,
+            settings=opts.settings,
+            force=opts.force,
+            stages=stages,
+            out_dir=opts.out_dir,
+            stop=stop,
+            rerun_stale=opts.rerun_stale,
+            no_wait=opts.no_wait,
+            templates=opts.templates,
+        )
+    if ctx.state is State.awaiting_approval:
+        return print_awaiting(args, ctx)
+    done = ctx.state is State.done
+    last = ctx.errors[-1] if ctx.errors and ctx.state is State.failed else None
+    error = f"{last.stage.value}: {last.message}" if last else None
+    outputs = [str(opts.out_dir / f"{ctx.request_id}{s}") for s in (".json", ".md", ".html")]
+    result = {
+        "id": ctx.request_id,
+        "state": ctx.state.value,
+        "outcome": ctx.outcome if done else None,
+        "rounds": ctx.round,
+        "outputs": outputs if done else [],
+        "error": error,
+    }
+    if args.json:
+        print(json.dumps(result))
+    elif done:
+        print(f"{ctx.request_id}: {ctx.outcome} after {ctx.round} round(s) -> {outputs[0]}")
+    else:
+        print(f"{ctx.request_id}: failed at {error}; fix and 'advise resume {ctx.request_id}'")
+    return EXIT_OK if done else EXIT_FAILED
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from pipeline.batch_input import Invalid, RequestValidator, read_item
+
+    path = Path(args.request)
+    if not path.is_file():
+        raise RequestInputError(
+            f"request file {args.request!r} does not exist; pass a PlanRequest JSON file"
+        )
+    item = read_item(path)
+    opts = _options(args)
+    from agents.catalog import load_catalog
+
+    calendar = load_catalog(opts.catalog).calendar  # cached: the run loads it again for free
+    checked = RequestValidator(opts.exceptions_dir, calendar=calendar).check(item)
+    if isinstance(checked, Invalid):
+        raise RequestInputError(f"{args.request}: {checked.message}")
+    return _single(args, opts, checked)
+
+
+def _prepare(opts: RunOptions) -> RunOptions:
+    """Fail fast, in the parent, on a catalog, backend or stage set that cannot load; and
+    the fingerprints every request of the batch is checked against (stale or not)."""
+    from dataclasses import replace
+
+    from pipeline.machine import load_stages
+    from pipeline.runner import ToolboxFactory
+    from pipeline.stale import Fingerprints
+
+    factory = ToolboxFactory(catalog_path=opts.catalog, backend=opts.backend, model=opts.model)
+    config = factory.run_config(opts.settings, load_stages(opts.stages).name)
+    current = Fingerprints(factory.catalog_fingerprint, config.fingerprint())
+    return replace(opts, current=current, calendar=factory.catalog.calendar)
+
+
+def _templates(args: argparse.Namespace) -> Path | None:
+    """``--templates DIR``, checked before anything runs (a broken template is exit 2)."""
+    from agents.reports import check_templates
+
+    if not getattr(args, "templates", None):
+        return None
+    directory = Path(args.templates)
+    check_templates(directory)
+    return directory
+
+
+def _batch(args: argparse.Namespace, opts: RunOptions, items: Any, total: int | None) -> int:
+    from pipeline.batch import run_batch
+    from pipeline.runner import GracefulStop
+
+    mode: ProgressMode = "off" if args.quiet else "bar" if sys.stderr.isatty() else "lines"
+    from agents.reports import use_templates
+
+    with GracefulStop().installed(restore=False) as stop, use_templates(opts.templates):
+        report = run_batch(items, opts, stop=stop, total=total, progress=mode)
+    if args.json:
+        print(json.dumps(report.as_json(), sort_keys=True))
+    else:
+        _print_report(report, opts)
+    return int(report.exit_code)
+
+
+def _cmd_batch(args: argparse.Namespace) -> int:
+    from pipeline.batch_input import input_items
+
+    opts = _options(args)
+    items, total = input_items(args.input)
+    opts = _prepare(_start_logs(opts, args.log_dir, "batch", None))
+    return _batch(args, opts, items, total)
+
+
+def _cmd_resume(args: argparse.Namespace) -> int:
+    from pipeline.batch_input import resume_items
+    from pipeline.store import CheckpointStore
+
+    if bool(args.id) == bool(args.all):
+        raise RequestInputError("give a request id or --all (not both); see 'advise status'")
+    opts = _options(args)
+    store = CheckpointStore(opts.state_dir)
+    if args.all:
+        opts = _prepare(_start_logs(opts, args.log_dir, "resume", None))
+        items = resume_items(store, opts.out_dir, opts.current, every=opts.force)
+        return _batch(args, opts, items, None)
+    ctx = store.load(args.id)
+    if ctx is None:
+        raise CheckpointMissingError(args.id, opts.state_dir)
+    return _single(args, opts, ctx.request)
+
+
+def _print_report(report: BatchReport, opts: RunOptions) -> None:
+    from rich.table import Table
+
+    from pipeline.results import percentile
+
+    out = console()
+    table = Table(title=f"batch: {report.requests} request(s), {report.wall_s:.1f}s")
+    table.add_column("")
+    table.add_column("count", justify="right")
+    for status, n in sorted(report.status.items()):
+        table.add_row(f"status {status}", str(n))
+    for outcome, n in sorted(report.outcomes.items()):
+        table.add_row(f"outcome {outcome}", str(n))
+    table.add_row("LLM calls", str(report.llm_calls))
+    table.add_row("LLM tokens", str(report.tokens))
+    table.add_row("ms per request p50", f"{percentile(report.durations_ms, 50):.1f}")
+    table.add_row("ms per request p95", f"{percentile(report.durations_ms, 95):.1f}")
+    out.print(table)
+    if report.count("rerun_stale") and opts.current is not None:
+        out.print(f"rerun_stale: finished under another catalog or configuration than the "
+                  f"current {opts.current.short()}; rerun, previous outputs kept as .prev",
+                  markup=False, highlight=False)  # fmt: skip
+    listed = [("failed", report.failures), ("invalid", report.invalid), ("stale", report.stale),
+              ("awaiting approval", report.awaiting)]  # fmt: skip
+    for title, lines in listed:
+        for line in lines:
+            out.print(f"{title}: {line}", markup=False, highlight=False)
+    out.print(f"summary: {opts.out_dir / 'batch-summary.jsonl'} (this run: "
+              f"{report.run_summary})", highlight=False)  # fmt: skip
