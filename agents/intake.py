@@ -30,6 +30,8 @@ from agents.catalog import (
     first_regular,
 )
 from agents.catalog.exceptions import use_of
+from agents.catalog.lookup import resolve_program
+from agents.errors import UnknownProgramError
 from agents.intake_goals import Collector, read_goals, term_or_ask
 from agents.llm import (
     IntakeExtraction,
@@ -140,6 +142,18 @@ def _unresolved_question(field: str, phrase: str) -> str:
     }.get(field, f"What does {phrase!r} in the request mean?")
 
 
+def _program_code(catalog: Catalog, given: str, c: Collector) -> str:
+    """A program as the request names it - code in any case, name or alias - as its code
+    (unchanged when nothing in the catalog matches; the caller asks about it)."""
+    try:
+        code = resolve_program(catalog, given)
+    except UnknownProgramError:
+        return given
+    if code != given:
+        c.notes.append(f"{given!r} read as {code}")
+    return code
+
+
 def _programs(
     request: PlanRequest, ext: IntakeExtraction, catalog: Catalog, c: Collector
 ) -> tuple[list[str], list[str], list[str]]:
@@ -155,7 +169,8 @@ def _programs(
             f"{', '.join(ext.add_programs)} (the list wins)"
         )
     added: list[str] = []
-    for code in adds:
+    for given in adds:
+        code = _program_code(catalog, given, c)
         if code not in known:
             c.ask(
                 "add_programs",

@@ -21,6 +21,7 @@ Per scenario (``evaluate``):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -100,7 +101,11 @@ def evaluate(run: ScenarioRun, tools: Toolbox, *, resolve: bool = True) -> Scena
     r = _Partial()
     if run.invalid is not None:
         outcome = "rejected"
-        path_ok = exp.invalid_path is None or run.invalid.startswith(f"{exp.invalid_path}:")
+        # One problem, or "N problems: A | B | ...": the labeled path must name one of them.
+        problems = re.sub(r"^\d+ problems: ", "", run.invalid).split(" | ")
+        path_ok = exp.invalid_path is None or any(
+            p.startswith(f"{exp.invalid_path}:") for p in problems
+        )
         outcome_ok = exp.outcome == "rejected" and path_ok
     else:
         outcome, outcome_ok = "failed", False

@@ -37,7 +37,7 @@ def add_audit(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         action="append",
         default=[],
         metavar="CODE",
-        help="what-if: audit this program too (repeatable)",
+        help="what-if: audit this program too - a code (any case), name or alias (repeatable)",
     )
     p.add_argument(
         "--exception",
@@ -75,6 +75,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         use_catalog,
     )
     from agents.catalog.exceptions import load_exceptions, use_of
+    from agents.catalog.lookup import resolve_program
     from agents.errors import StudentRecordError
     from agents.reports import check_templates, use_templates
     from agents.worksheet import worksheet_html, worksheet_markdown, worksheet_view
@@ -85,6 +86,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     problems = check_student_against_catalog(student, cat)
     if problems:
         raise StudentRecordError(args.student, problems)
+    adds = [resolve_program(cat, text) for text in args.add_program]  # alias, name, any case
     before = student
     for path in args.exception:
         student = student.with_exceptions(load_exceptions(path))
@@ -95,10 +97,10 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if templates is not None:
         check_templates(templates)
     with use_catalog(cat), use_templates(templates):
-        report = audit(cat, student, add_programs=args.add_program)
+        report = audit(cat, student, add_programs=adds)
         gone = [use_of(e, "expired", f"expired on {e.expires} (judged on {day})") for e in expired]
         report = report.model_copy(update={"exceptions": [*report.exceptions, *gone]})
-        was = audit(cat, before, add_programs=args.add_program) if args.exception else None
+        was = audit(cat, before, add_programs=adds) if args.exception else None
         if args.json:
             text = json.dumps(report.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
         elif args.html or args.md:
