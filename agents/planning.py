@@ -91,6 +91,11 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
             # the critique then says which rule that load breaks and whether it may be
             # approved, instead of the request ending "infeasible" unexplained.
             term_caps[nxt.code] = asked
+    # Courses the student is registered for stay where they are.
+    student = intake.student
+    for r in student.registered if student is not None else []:
+        if r.course in tools.catalog.course_by_code and Term.parse(r.term) >= Term.parse(first):
+            fixed.setdefault(r.course, r.term)
     return ConstraintSet(
         max_units_per_term=cap,
         term_max_units=term_caps,

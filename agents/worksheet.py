@@ -162,6 +162,12 @@ def worksheet_view(
         for a in student.courses
         if a.status != "completed"
     ]  # fmt: skip
+    lookahead += [
+        {"course": r.course, "title": _title(catalog, r.course), "term": r.term,
+         "status": "registered",
+         "counts": ", ".join(sorted(_where_counted(report, r.course))) or "nothing yet"}
+        for r in student.registered
+    ]  # fmt: skip
     done = sum(p["done"] for p in programs)
     total = sum(p["total"] for p in programs)
     return {

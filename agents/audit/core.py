@@ -139,8 +139,8 @@ def audit(
 ) -> AuditReport:
     """Audit ``student`` against ``programs`` (default: the declared ones) plus what-if
     ``add_programs`` plus the institution's requirements (programs of kind 'institution',
-    which apply to every student), counting ``planned`` courses (course -> term) as future
-    enrollments.
+    which apply to every student), counting ``planned`` courses (course -> term) and the
+    record's ``registered`` ones as future enrollments.
 
     The same question asked twice of one catalog gets the same (frozen) report without a
     second search: a request's planner, critique and verifier all audit its final plan.
@@ -149,6 +149,8 @@ def audit(
     Raises ``UnknownProgramError`` for a program code the catalog does not have and
     ``TermError`` for a planned term that cannot be read.
     """
+    if student.registered:  # registered courses are look-ahead: counted as planned
+        planned = {**{r.course: r.term for r in student.registered}, **(planned or {})}
     key = (
         student.model_dump_json(),
         None if programs is None else tuple(programs),

@@ -55,6 +55,15 @@ class CourseAttempt(BaseModel):
     )
 
 
+class Registration(BaseModel):
+    """A course the student is registered for (or has planned) in a future term."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    course: str = Field(pattern=COURSE_CODE_PATTERN, description="Course code in this catalog.")
+    term: str = Field(pattern=TERM_CODE_PATTERN, description="The future term it is in.")
+
+
 class StudentRecord(CatalogModel):
     """A student's academic record."""
 
@@ -79,6 +88,11 @@ class StudentRecord(CatalogModel):
     )
     interests: list[str] = Field(default_factory=list, description="Topics the student likes.")
     notes: str = Field(default="", description="Advisor notes.")
+    registered: list[Registration] = Field(
+        default_factory=list,
+        description="Courses registered for (or planned) in terms after current_term: the "
+        "audit counts them as planned (look-ahead) and a plan keeps each in its term.",
+    )
     exceptions: list[AdvisorException] = Field(
         default_factory=list,
         description="Advisor exceptions (substitute, waive, apply, approve), each with who, "
@@ -279,6 +293,13 @@ def parse_student(
         raise StudentRecordError(source, problems) from None
 
 
+def _index(cal: Calendar, code: str) -> int | None:
+    try:
+        return cal.parse(code).index
+    except TermError:
+        return None
+
+
 def check_student_against_catalog(student: StudentRecord, catalog: Catalog) -> list[str]:
     """Problems that make a record unusable with this catalog (unknown courses, programs)."""
     problems: list[str] = []
@@ -305,6 +326,21 @@ def check_student_against_catalog(student: StudentRecord, catalog: Catalog) -> l
             )
         if a.status == "completed" and a.grade is None:
             problems.append(f"$.courses[{i}].grade: a completed course needs a grade")
+    current = _index(cal, student.current_term)
+    seen: set[str] = set()
+    for i, r in enumerate(student.registered):
+        term_ok(r.term, f"$.registered[{i}].term")
+        if r.course not in catalog.course_by_code:
+            problems.append(f"$.registered[{i}].course: unknown course {r.course!r}")
+        index = _index(cal, r.term)
+        if current is not None and index is not None and index <= current:
+            problems.append(
+                f"$.registered[{i}].term: {r.term!r} is not after the current term "
+                f"{student.current_term}; record a course taken now under courses (in_progress)"
+            )
+        if r.course in seen:
+            problems.append(f"$.registered[{i}].course: {r.course} is registered twice")
+        seen.add(r.course)
     for i, code in enumerate(student.programs):
         if code not in catalog.program_by_code:
             problems.append(
