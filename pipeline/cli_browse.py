@@ -59,7 +59,7 @@ def add_browse(csub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         description="List every program: code, name, kind, aliases, catalog year and total\n"
         "units. A code, alias or name shown here names the program wherever one is asked "
         "for.\n\nexamples:\n  advise catalog programs\n"
-        "  advise catalog programs --json --catalog my-catalog/",
+        "  advise catalog programs --json --catalog demos/harrow-bay",
     )
     add_catalog_source(p)
     p.add_argument("--json", action="store_true", help="print one JSON list")

@@ -22,11 +22,11 @@ def add_catalog(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         "and Markdown files, or export a catalog to one. Each command reads the catalog\n"
         "given as PATH or as --catalog PATH (a JSON file or a catalog directory).\n\n"
         "examples:\n"
-        "  advise catalog validate\n  advise catalog validate my_catalog.json\n"
+        "  advise catalog validate\n  advise catalog validate demos/harrow-bay\n"
         "  advise catalog show --json\n  advise catalog programs\n"
         '  advise catalog course 15-112\n  advise catalog search "machine learning"\n'
-        "  advise catalog build my-catalog/ -o catalog.json\n"
-        "  advise catalog export catalog.json my-catalog/\n"
+        "  advise catalog build demos/catalog-layout -o catalog.json\n"
+        "  advise catalog export agents/data/catalog.json my-catalog/\n"
         "  advise catalog migrate old-catalog.json -o catalog.json",
     )
     csub = p.add_subparsers(
@@ -40,8 +40,8 @@ def add_catalog(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         formatter_class=Formatter,
         description="Check a catalog (a JSON file, or a catalog directory): JSON Schema, types,\n"
         "then cross-references. Without PATH the bundled sample catalog is checked.\n\n"
-        "examples:\n  advise catalog validate path/to/catalog.json\n"
-        "  advise catalog validate --catalog my-catalog/",
+        "examples:\n  advise catalog validate demos/harrow-bay\n"
+        "  advise catalog validate --catalog demos/catalog-layout",
     )
     add_catalog_source(v)
     v.set_defaults(handler=_cmd_catalog_validate)
@@ -50,7 +50,7 @@ def add_catalog(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         help="print counts of courses, programs, rules and documents",
         formatter_class=Formatter,
         description="Print the catalog's counts.\n\nexamples:\n  advise catalog show --json\n"
-        "  advise catalog show my-catalog/",
+        "  advise catalog show demos/harrow-bay",
     )
     add_catalog_source(s)
     s.add_argument("--json", action="store_true", help="print one JSON object")
@@ -68,8 +68,8 @@ def _add_authoring(csub: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "programs/*.yaml, policies.yaml, documents/*.md), check the catalog like\n"
         "'catalog validate' and write its JSON. Every problem names its file and line.\n"
         "See docs/catalog-guide.md.\n\n"
-        "examples:\n  advise catalog build my-catalog/ -o catalog.json\n"
-        "  advise catalog build --catalog my-catalog/ -o catalog.json",
+        "examples:\n  advise catalog build demos/catalog-layout -o catalog.json\n"
+        "  advise catalog build --catalog demos/harrow-bay -o harrow-bay.json",
     )
     add_catalog_source(b, required=True, what="catalog directory")
     b.add_argument("-o", "--output", required=True, help="catalog JSON file to write")
@@ -80,8 +80,8 @@ def _add_authoring(csub: argparse._SubParsersAction) -> None:  # type: ignore[ty
         formatter_class=Formatter,
         description="Write a catalog as a directory of CSV, YAML and Markdown files that\n"
         "'catalog build' turns back into the same catalog (to migrate a catalog).\n\n"
-        "examples:\n  advise catalog export catalog.json my-catalog/\n"
-        "  advise catalog export --catalog catalog.json my-catalog/",
+        "examples:\n  advise catalog export agents/data/catalog.json my-catalog/\n"
+        "  advise catalog export --catalog agents/data/catalog.json my-catalog/",
     )
     add_catalog_source(e, required=True)
     e.add_argument("directory", help="directory to write (new or empty unless --force)")
@@ -101,8 +101,8 @@ def _add_authoring(csub: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "Term codes and everything else keep their values. A JSON file is written to -o\n"
         "(checked like 'catalog validate' first); a catalog directory is upgraded in place\n"
         "(only institution.yaml changes, its comments kept).\n\n"
-        "examples:\n  advise catalog migrate old-catalog.json -o catalog.json\n"
-        "  advise catalog migrate my-catalog/",
+        "examples:\n  advise catalog migrate old-catalog.json -o catalog.json  # a version-1 file\n"
+        "  advise catalog migrate demos/catalog-layout",
     )
     add_catalog_source(m, required=True)
     m.add_argument("-o", "--output", help="JSON file to write (required for a JSON file)")
