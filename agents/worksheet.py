@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.audit.render import MARKS
-from agents.audit.report import AuditReport, ProgramAudit, RequirementAudit
+from agents.audit.report import AuditReport, ProgramAudit, RequirementAudit, iter_nodes
 from agents.catalog import (
     Catalog,
     NOfRequirement,
@@ -142,12 +142,7 @@ def worksheet_view(
     """What the worksheet templates are given."""
     effective = effective_catalog(catalog, student)
     programs = [program_view(p, effective.program(p.code)) for p in report.programs]
-    counted = {
-        c.course
-        for p in report.programs
-        for node in [p.root, *p.checks]
-        for c in _all_counted(node)
-    }
+    counted = {c.course for _, node in iter_nodes(report) for c in node.counted}
     fallthrough = [
         {"course": a.course, "title": _title(catalog, a.course), "term": a.term,
          "grade": a.grade or "", "units": credits_text(student.units_of(a, catalog))}
@@ -191,26 +186,13 @@ def worksheet_view(
     }
 
 
-def _all_counted(node: RequirementAudit) -> list[Any]:
-    out = list(node.counted)
-    for child in node.children:
-        out += _all_counted(child)
-    return out
-
-
 def _where_counted(report: AuditReport, course: str) -> set[str]:
-    out = set()
-
-    def walk(code: str, node: RequirementAudit) -> None:
-        if any(c.course == course for c in node.counted):
-            out.add(f"{code}/{node.id}")
-        for child in node.children:
-            walk(code, child)
-
-    for p in report.programs:
-        for node in [p.root, *p.checks]:
-            walk(p.code, node)
-    return out
+    """'PROGRAM/node' of every node that counts ``course``."""
+    return {
+        f"{code}/{node.id}"
+        for code, node in iter_nodes(report)
+        if any(c.course == course for c in node.counted)
+    }
 
 
 def _title(catalog: Catalog, code: str) -> str:
