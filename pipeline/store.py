@@ -6,23 +6,24 @@ fsynced, then ``os.replace``-d over the old one and the directory is fsynced, so
 half-written file. A file that still cannot be read is moved aside to
 ``<id>.json.corrupt-<n>`` and reported, never overwritten.
 
-Locking: ``fcntl.flock`` on ``<id>.lock`` (non-blocking). The kernel frees the lock when
-the holder exits, however it exits, so a crashed runner never leaves a stale lock; the
-holder writes its pid, host and start time into the file for the error message. Lock files
-are left in place: deleting one would let two runners lock two different inodes.
+Leases: ``lock(request_id)`` takes the request's lease, ``<id>.lock`` (``pipeline.leases``):
+created with an atomic ``link``, so it works on a directory shared over NFS; it names its
+holder (host, pid, worker id) and expires unless renewed. A lease left by a killed process
+on this host is taken over at once, one from another host once it has expired. While a
+store holds a request's lease, ``save`` first checks it is still held (fencing).
+
+``CheckpointStore`` implements ``pipeline.store_api.CheckpointBackend``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import re
-import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,11 +34,11 @@ from agents.artifacts import REQUEST_ID_PATTERN
 from agents.errors import (
     CheckpointVersionError,
     CorruptCheckpointError,
-    LockHeldError,
     UnsafeRequestIdError,
 )
 from pipeline.checkpoint_summary import CheckpointSummary
 from pipeline.context import SCHEMA_VERSION, WorkflowContext, utc_now
+from pipeline.leases import DEFAULT_TTL_S, Lease, LeaseInfo, Leases
 
 log = structlog.get_logger(__name__)
 
@@ -110,27 +111,6 @@ def fsync_dir(directory: Path) -> None:
         os.close(dfd)
 
 
-@dataclass
-class RequestLock:
-    """A held lock; release with ``release()`` or use as a context manager."""
-
-    request_id: str
-    path: Path
-    fd: int
-
-    def release(self) -> None:
-        if self.fd >= 0:
-            fcntl.flock(self.fd, fcntl.LOCK_UN)
-            os.close(self.fd)
-            self.fd = -1
-
-    def __enter__(self) -> RequestLock:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
-
-
 class _BackgroundWriter:
     """One thread that writes checkpoints while the next stage runs. A new snapshot waits
     until the previous one is durable, so the file on disk is never more than one stage
@@ -193,19 +173,30 @@ class CheckpointStore:
 
     With ``background=True`` a save serializes the context and hands the bytes to a
     writer thread (same atomic write), so the fsync latency overlaps the next stage; the
-    runner flushes before it writes outputs and before it releases the request's lock."""
+    runner flushes before it writes outputs and before it releases the request's lease.
+
+    ``lease_ttl_s``, ``clock`` (wall-clock seconds) and ``worker_id`` (default
+    ``$ADVISE_WORKER_ID``) are the leases' settings (``pipeline.leases.Leases``)."""
 
     root: Path
     background: bool = False
+    lease_ttl_s: float = DEFAULT_TTL_S
+    clock: Callable[[], float] = field(default=time.time, compare=False, repr=False)
+    worker_id: str | None = None
     bytes_written: int = field(default=0, compare=False)
     write_ms: float = field(default=0.0, compare=False)
     _writer: _BackgroundWriter | None = field(default=None, compare=False, repr=False)
+    _leases: Leases | None = field(default=None, compare=False, repr=False)
 
     def path(self, request_id: str) -> Path:
         return self.root / f"{check_request_id(request_id)}.json"
 
     def lock_path(self, request_id: str) -> Path:
-        return self.root / f"{check_request_id(request_id)}.lock"
+        return self.leases.path(check_request_id(request_id))
+
+    def describe(self, request_id: str) -> str:
+        """The checkpoint's path, for messages."""
+        return str(self.path(request_id))
 
     def exists(self, request_id: str) -> bool:
         return self.path(request_id).exists()
@@ -220,6 +211,9 @@ class CheckpointStore:
     def save(self, ctx: WorkflowContext) -> int:
         """Write ``ctx`` atomically (stamping ``updated_at``); returns the bytes written."""
         path = self.path(ctx.request_id)
+        lease = self._leases.held(ctx.request_id) if self._leases is not None else None
+        if lease is not None:
+            lease.check()  # a runner whose lease was taken over must not write any more
         started = time.perf_counter()
         ctx.updated_at = utc_now()
         data = dump_context(ctx)
@@ -312,31 +306,23 @@ class CheckpointStore:
 
     # ------------------------------------------------------------------ locking
 
-    def lock(self, request_id: str) -> RequestLock:
-        """Take the request's lock or raise LockHeldError naming the holder."""
-        path = self.lock_path(request_id)
-        self.root.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = _read_holder(fd)
-            os.close(fd)
-            raise LockHeldError(request_id, holder, path) from None
-        except BaseException:
-            os.close(fd)
-            raise
-        info = {"pid": os.getpid(), "host": socket.gethostname(), "since": utc_now().isoformat()}
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(info).encode("utf-8"), 0)
+    @property
+    def leases(self) -> Leases:
+        if self._leases is None:
+            self._leases = Leases(
+                self.root, ttl_s=self.lease_ttl_s, clock=self.clock, worker_id=self.worker_id
+            )
+        return self._leases
+
+    def lock(self, request_id: str) -> Lease:
+        """Take the request's lease or raise LockHeldError naming the holder and when its
+        lease expires. Use as a context manager; the lease is renewed until released."""
+        rid = check_request_id(request_id)
+        lease = self.leases.acquire(rid)
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp_path(self.path(request_id)))  # left by a holder that was killed
-        return RequestLock(request_id, path, fd)
+            os.unlink(temp_path(self.path(rid)))  # left by a holder that was killed
+        return lease
 
-
-def _read_holder(fd: int) -> str:
-    try:
-        info = json.loads(os.pread(fd, 4096, 0) or b"{}")
-        return f"pid {info['pid']} on {info['host']} since {info['since']}"
-    except (OSError, ValueError, KeyError, TypeError):
-        return "holder unknown: its lock file is still being written"
+    def lease_info(self, request_id: str) -> LeaseInfo | None:
+        """The request's lease as its file says (holder, expiry), None if there is none."""
+        return self.leases.read(check_request_id(request_id))

@@ -45,7 +45,7 @@ def test_safe_request_ids_pass() -> None:
 
 
 def test_lock_held_names_the_holder(tmp_path: Path) -> None:
-    store = CheckpointStore(tmp_path)
+    store = CheckpointStore(tmp_path, clock=lambda: 1_700_000_000.0)
     with store.lock("r1"):
         holder = json.loads((tmp_path / "r1.lock").read_text(encoding="utf-8"))
         assert holder["pid"] == os.getpid()
@@ -53,7 +53,8 @@ def test_lock_held_names_the_holder(tmp_path: Path) -> None:
             store.lock("r1")
         assert str(err.value) == (
             f"request 'r1' is being worked by another runner (pid {holder['pid']} on "
-            f"{holder['host']} since {holder['since']}); wait for it to finish, or stop it - "
+            f"{holder['host']}, since 2023-11-14T22:13:20+00:00, lease expires "
+            "2023-11-14T22:14:20+00:00); wait for it to finish, or stop it - "
             f"the lock {str(tmp_path / 'r1.lock')!r} frees when it exits"
         )
     with store.lock("r1"):  # released: free again
