@@ -335,7 +335,8 @@ class LockHeldError(PipelineError):
         self.lock_path = lock_path
         super().__init__(
             f"request {request_id!r} is being worked by another runner ({holder}); wait for "
-            f"it to finish, or stop it - the lock {str(lock_path)!r} frees when it exits"
+            f"it to finish, or stop it - the lock {str(lock_path)!r} frees when it exits (a "
+            "runner on another host that stopped: when its lease expires)"
         )
 
 

@@ -70,7 +70,8 @@ def test_second_acquire_in_one_process_is_refused_naming_holder_and_expiry(
             f"request 'r1' is being worked by another runner (pid {os.getpid()} on "
             f"{socket.gethostname()}, worker 'ray-3', since {AT_T0}, lease expires "
             "2023-11-14T22:14:20+00:00); wait for it to finish, or stop it - the lock "
-            f"{str(tmp_path / 'r1.lock')!r} frees when it exits"
+            f"{str(tmp_path / 'r1.lock')!r} frees when it exits (a "
+            "runner on another host that stopped: when its lease expires)"
         )
         assert err.value.lock_path == tmp_path / "r1.lock"
         worker = json.loads((tmp_path / "r1.lock").read_text("utf-8"))["worker_id"]

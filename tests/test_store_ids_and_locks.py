@@ -55,7 +55,8 @@ def test_lock_held_names_the_holder(tmp_path: Path) -> None:
             f"request 'r1' is being worked by another runner (pid {holder['pid']} on "
             f"{holder['host']}, since 2023-11-14T22:13:20+00:00, lease expires "
             "2023-11-14T22:14:20+00:00); wait for it to finish, or stop it - "
-            f"the lock {str(tmp_path / 'r1.lock')!r} frees when it exits"
+            f"the lock {str(tmp_path / 'r1.lock')!r} frees when it exits (a "
+            "runner on another host that stopped: when its lease expires)"
         )
     with store.lock("r1"):  # released: free again
         pass
