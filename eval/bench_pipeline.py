@@ -2,6 +2,7 @@
 peak memory, offline.
 
     python -m eval.bench_pipeline [--requests 200] [--rss-requests 10000] [--json]
+                                  [--engine ray] [--overhead-requests 500]
 
 1. Synthetic requests (every sample student x a cycle of goals) run end to end with the
    real agents, with 1 and then 2 worker processes: throughput, per-stage p50/p95,
@@ -11,7 +12,17 @@ peak memory, offline.
    every checkpoint back.
 3. Peak RSS of a large batch (default 10,000 requests) with the cheap fake stages
    (``tests/fake_stages.py``; the engine, store and batch driver are the real ones), run
-   as ``advise batch --workers 2`` in a subprocess; target <= 500 MB.
+   as ``advise batch --workers 2`` in a subprocess; target <= 500 MB. Besides the batch's
+   own peaks, the whole process tree (the batch, its workers and, with Ray, Ray's own
+   processes) is sampled from /proc: peak sum of RSS, and of PSS (shared pages counted
+   once, so the truer total).
+
+``--engine ray`` also runs the batches on a local Ray instance (``pipeline.ray_engine``;
+needs the ray extra): the real-agent batch at 1 and 2 workers on actors, and at 2 on
+plain tasks, beside the process pool; the per-request overhead of each engine (fake
+stages that do nothing, ``--overhead-requests`` of them, 2 workers: wall time per
+request, and its excess over the process pool); and the large fake-stage batch again with
+``--engine ray``. Ray's start-up is timed apart (the cluster is started once).
 
 With ``--json`` the last line printed is one JSON object with the figures.
 """
@@ -29,9 +40,10 @@ from pathlib import Path
 from typing import Any
 
 from agents.toolbox import Settings
+from eval.proc_memory import TreeSampler
 from pipeline.batch import run_batch
 from pipeline.batch_input import iter_input
-from pipeline.jobs import RunOptions
+from pipeline.jobs import Engine, RayMode, RunOptions
 from pipeline.results import BatchReport, percentile
 from pipeline.runner import GracefulStop
 from pipeline.store import CheckpointStore
@@ -68,13 +80,25 @@ def write_jsonl(path: Path, requests: Iterator[dict[str, Any]]) -> Path:
     return path
 
 
-def run(inputs: Path, root: Path, workers: int, stages: str = "real") -> BatchReport:
+FAKE_STAGES = "tests.fake_stages:FAKE"
+
+
+def run(
+    inputs: Path,
+    root: Path,
+    workers: int,
+    stages: str = "real",
+    engine: Engine = "process",
+    mode: RayMode = "actors",
+) -> BatchReport:
     opts = RunOptions(
         state_dir=root / "state",
         out_dir=root / "out",
         workers=workers,
         stages=stages,
         settings=Settings(),
+        engine=engine,
+        ray_mode=mode,
     )
     report = run_batch(iter_input(str(inputs)), opts, stop=GracefulStop())
     if report.exit_code != 0:
@@ -92,7 +116,7 @@ def stage_table(report: BatchReport) -> dict[str, dict[str, float]]:
     }
 
 
-def rss_batch(n: int, tmp: Path) -> dict[str, Any]:
+def rss_batch(n: int, tmp: Path, engine: Engine = "process") -> dict[str, Any]:
     """A large fake-stage batch through the real CLI in a subprocess."""
     tmp.mkdir(parents=True, exist_ok=True)
     inputs = write_jsonl(tmp / "rss.jsonl", synthetic_requests(n))
@@ -106,7 +130,10 @@ def rss_batch(n: int, tmp: Path) -> dict[str, Any]:
         "--workers",
         "2",
         "--stages",
-        "tests.fake_stages:FAKE",
+        FAKE_STAGES,
+        "--engine",
+        engine,
+        "--quiet",
         "--json",
         "--state-dir",
         str(tmp / "state"),
@@ -115,20 +142,76 @@ def rss_batch(n: int, tmp: Path) -> dict[str, Any]:
         "--log-dir",
         str(tmp / "logs"),
     ]
-    done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, check=False)
+    with (tmp / "stdout").open("w+") as out, (tmp / "stderr").open("w+") as err:
+        proc = subprocess.Popen(cmd, cwd=REPO, stdout=out, stderr=err, text=True)
+        tree = TreeSampler(proc)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
     wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"rss batch failed ({done.returncode}): {done.stderr[-2000:]}")
-    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    if proc.returncode != 0:
+        raise SystemExit(f"rss batch failed ({proc.returncode}): {stderr[-2000:]}")
+    summary = json.loads(stdout.strip().splitlines()[-1])
     parent, worker = summary["peak_rss_mb_parent"], summary["peak_rss_mb_worker"]
     return {
         "requests": n,
+        "engine": engine,
         "stages": "fake (tests/fake_stages.py)",
         "wall_s": round(wall, 1),
         "peak_rss_mb_parent": parent,
         "peak_rss_mb_worker": worker,
         "peak_rss_mb_total": round(parent + 2 * worker, 1),
+        **tree.figures(),
     }
+
+
+def ray_section(args: argparse.Namespace, tmp: Path, inputs: Path) -> dict[str, Any]:
+    """The Ray engine beside the process pool (see the module's docstring)."""
+    import ray
+
+    from pipeline.ray_engine import connect
+
+    started = time.perf_counter()
+    connect(RunOptions(workers=2))
+    init_s = time.perf_counter() - started
+    try:
+        real = {
+            "actors_1w": run(inputs, tmp / "ray-a1", workers=1, engine="ray"),
+            "actors_2w": run(inputs, tmp / "ray-a2", workers=2, engine="ray"),
+            "tasks_2w": run(inputs, tmp / "ray-t2", workers=2, engine="ray", mode="tasks"),
+        }
+        n = args.overhead_requests
+        fake = write_jsonl(tmp / "overhead.jsonl", synthetic_requests(n))
+        empty = {
+            "process_2w": run(fake, tmp / "o-p", 2, FAKE_STAGES),
+            "actors_2w": run(fake, tmp / "o-a", 2, FAKE_STAGES, engine="ray"),
+            "tasks_2w": run(fake, tmp / "o-t", 2, FAKE_STAGES, engine="ray", mode="tasks"),
+        }
+    finally:
+        ray.shutdown()
+    same = all(_outputs(tmp / f"ray-{k}" / "out") == _outputs(tmp / "w2" / "out")
+               for k in ("a1", "a2", "t2"))  # fmt: skip
+    per_request = {k: r.wall_s * 1000 / n for k, r in empty.items()}
+    base = per_request["process_2w"]
+    return {
+        "ray_init_s": round(init_s, 2),
+        "requests": args.requests,
+        **{f"throughput_rps_{k}": round(args.requests / r.wall_s, 2) for k, r in real.items()},
+        "outputs_identical_to_process": same,
+        "peak_rss_mb_worker_actors": real["actors_2w"].peak_rss_mb_worker,
+        "overhead_requests": n,
+        "empty_request_ms": {k: round(v, 2) for k, v in per_request.items()},
+        "overhead_ms_per_request": {
+            k: round(v - base, 2) for k, v in per_request.items() if k != "process_2w"
+        },
+        "rss": rss_batch(args.rss_requests, tmp / "rss-ray", "ray") if args.rss_requests else {},
+    }
+
+
+def _outputs(out: Path) -> dict[str, bytes]:
+    """A batch's outputs (<id>.json/.md/.html), by name."""
+    return {p.name: p.read_bytes() for p in sorted(out.glob("*.*")) if p.is_file()
+            and p.suffix in (".json", ".md", ".html") and p.name != "index.html"}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,6 +223,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=200, help="real-agent requests")
     parser.add_argument("--rss-requests", type=int, default=10000, help="fake-stage requests")
     parser.add_argument("--json", action="store_true", help="end with one JSON line")
+    parser.add_argument(
+        "--engine",
+        choices=("process", "ray"),
+        default="process",
+        help="ray: also measure the Ray engine beside the process pool (needs the ray extra)",
+    )
+    parser.add_argument(
+        "--overhead-requests", type=int, default=500, help="empty fake-stage requests (ray)"
+    )
     args = parser.parse_args(argv)
 
     from pipeline.logs import configure_logging
@@ -165,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         request_ms = sum(one.durations_ms)
         stage_ms = sum(sum(v) for v in one.stage_ms.values())
         rss = rss_batch(args.rss_requests, tmp / "rss") if args.rss_requests else {}
+        ray_figures = ray_section(args, tmp, inputs) if args.engine == "ray" else None
 
     result = {
         "requests": args.requests,
@@ -186,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
         "rss": rss,
         "peak_rss_mb": rss.get("peak_rss_mb_total"),
     }
+    if ray_figures is not None:
+        result["ray"] = ray_figures
     _print(result)
     if args.json:
         print(json.dumps(result, sort_keys=True))
@@ -220,7 +315,41 @@ def _print(r: dict[str, Any]) -> None:
         print(
             f"  memory: {m['requests']} requests with {m['stages']} in {m['wall_s']} s: "
             f"parent {m['peak_rss_mb_parent']} MB, worker {m['peak_rss_mb_worker']} MB, "
-            f"total {m['peak_rss_mb_total']} MB (target <= 500 MB)"
+            f"total {m['peak_rss_mb_total']} MB (target <= 500 MB); {_tree_line(m)}"
+        )
+    if "ray" in r:
+        _print_ray(r["ray"], r)
+
+
+def _tree_line(m: dict[str, Any]) -> str:
+    return (
+        f"process tree ({m.get('tree_processes')} processes): peak RSS "
+        f"{m.get('tree_peak_rss_mb')} MB, PSS {m.get('tree_peak_pss_mb')} MB (first half "
+        f"{m.get('tree_pss_mb_first_half')}, second half {m.get('tree_pss_mb_second_half')})"
+    )
+
+
+def _print_ray(ray: dict[str, Any], r: dict[str, Any]) -> None:
+    print(f"ray engine (local, started in {ray['ray_init_s']} s, not counted below):")
+    print(
+        f"  throughput: actors {ray['throughput_rps_actors_1w']} req/s (1 worker), "
+        f"{ray['throughput_rps_actors_2w']} req/s (2 workers); tasks "
+        f"{ray['throughput_rps_tasks_2w']} req/s (2 workers); process pool "
+        f"{r['throughput_rps_1w']} / {r['throughput_rps_2w']}; outputs identical to the "
+        f"process pool's: {ray['outputs_identical_to_process']}"
+    )
+    ms, extra = ray["empty_request_ms"], ray["overhead_ms_per_request"]
+    print(
+        f"  empty request ({ray['overhead_requests']} fake, 2 workers): process "
+        f"{ms['process_2w']} ms, actors {ms['actors_2w']} ms (+{extra['actors_2w']}), "
+        f"tasks {ms['tasks_2w']} ms (+{extra['tasks_2w']})"
+    )
+    if ray["rss"]:
+        m = ray["rss"]
+        print(
+            f"  memory: {m['requests']} requests with {m['stages']} in {m['wall_s']} s: "
+            f"driver {m['peak_rss_mb_parent']} MB, worker {m['peak_rss_mb_worker']} MB; "
+            f"{_tree_line(m)}"
         )
 
 

@@ -1,4 +1,5 @@
-"""The batch driver: run validated requests on N worker processes and summarize.
+"""The batch driver: run validated requests on N worker processes (or N Ray actors,
+``pipeline.ray_engine``) and summarize.
 
 Memory stays flat: the input is read one request at a time (``pipeline.batch_input``), at
 most ``2 * workers`` requests are in flight, per-request results are streamed to this
@@ -17,7 +18,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 
@@ -65,8 +66,9 @@ def run_batch(
         if meter:
             meter.advance(result.status)
 
-    log.info("batch.started", workers=opts.workers, requests=total, state_dir=str(opts.state_dir))
-    pool = _Pool(opts, stop) if opts.workers > 1 else None
+    log.info("batch.started", workers=opts.workers, requests=total, state_dir=str(opts.state_dir),
+             engine=opts.engine)  # fmt: skip
+    pool = _pool(opts, stop)
     inline = None if pool else WorkerState(opts, stop)
     abandon = True
     try:
@@ -120,6 +122,23 @@ def _invalid(rid: str | None, source: str, error: str) -> JobResult:
     only the first few requests; the log and the summary line have them all)."""
     log.info("batch.invalid", request_id=rid, source=source, error=error)
     return JobResult(id=rid, source=source, status="invalid", error=error)
+
+
+class _Engine(Protocol):
+    """Where requests run: ``_Pool`` here, or ``pipeline.ray_engine.RayPool``."""
+
+    def submit(self, job: Job) -> list[JobResult]: ...
+    def drain(self) -> list[JobResult]: ...
+    def close(self, abandon: bool) -> None: ...
+
+
+def _pool(opts: RunOptions, stop: Any) -> _Engine | None:
+    """The engine ``opts`` asks for; None: run requests in this process (one worker)."""
+    if opts.engine == "ray":
+        from pipeline.ray_engine import RayPool  # Ray is an optional extra
+
+        return RayPool(opts, stop)
+    return _Pool(opts, stop) if opts.workers > 1 else None
 
 
 class _Pool:

@@ -1,5 +1,5 @@
 """The ``advise`` commands that run requests: ``run`` (one request), ``batch`` (many, on
-worker processes, with progress on stderr) and ``resume`` (one checkpoint, or all
+worker processes or Ray, with progress on stderr) and ``resume`` (one checkpoint, or all
 unfinished ones), and the engine options they share."""
 
 from __future__ import annotations
@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 from agents.errors import CheckpointMissingError, RequestInputError
 from pipeline.cli_approvals import print_awaiting
-from pipeline.cli_common import EXIT_FAILED, EXIT_OK, Formatter, console, positive, seconds
+from pipeline.cli_common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    Formatter,
+    console,
+    positive,
+    seconds,
+)
 
 if TYPE_CHECKING:
     from agents.artifacts import PlanRequest
@@ -77,7 +85,26 @@ def _engine_options(p: argparse.ArgumentParser, *, batch: bool = False) -> None:
     g.add_argument("-v", "--verbose", action="count", default=0, help="-v info, -vv debug")
     g.add_argument("--json", action="store_true", help="print the result as JSON")
     if batch:
-        g.add_argument("--workers", type=positive, default=1, help="worker processes (default: 1)")
+        g.add_argument(
+            "--workers",
+            type=positive,
+            default=1,
+            help="worker processes, or Ray actors with --engine ray (default: 1)",
+        )
+        g.add_argument(
+            "--engine",
+            choices=("process", "ray"),
+            default="process",
+            help="where requests run: 'process' (worker processes on this machine) or 'ray' "
+            "(a local Ray instance, or the cluster at --ray-address; needs the ray extra: "
+            "pip install -e '.[ray]') (default: process)",
+        )
+        g.add_argument(
+            "--ray-address",
+            metavar="ADDR",
+            help="with --engine ray: the Ray cluster to connect to (e.g. ray://head:10001 or "
+            "'auto'); checkpoints and outputs must then be on storage every node shares",
+        )
         g.add_argument(
             "-q",
             "--quiet",
@@ -122,6 +149,7 @@ def add_batch(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         "out/summaries/<run-id>.jsonl, the merged out/batch-summary.jsonl (latest line "
         "per\nrequest), and prints a summary table.\n\nexamples:\n"
         "  advise batch demos/requests.jsonl --workers 2\n"
+        "  advise batch demos/requests.jsonl --engine ray --workers 2   # pip install -e '.[ray]'\n"
         "  head -n 5 demos/requests.jsonl | advise batch - --json\n\n" + _ENGINE_HELP,
     )
     p.add_argument("input", help="JSONL file, directory of JSON files, or '-' (stdin)")
@@ -160,6 +188,8 @@ def _options(args: argparse.Namespace) -> RunOptions:
         settings=Settings(max_rounds=args.max_rounds),
         stages=args.stages,
         workers=getattr(args, "workers", 1),
+        engine=getattr(args, "engine", "process"),
+        ray_address=getattr(args, "ray_address", None),
         force=args.force,
         rerun_stale=args.rerun_stale,
         no_wait=args.no_wait,
@@ -288,10 +318,25 @@ def _batch(args: argparse.Namespace, opts: RunOptions, items: Any, total: int | 
     return int(report.exit_code)
 
 
+def _engine_problem(opts: RunOptions) -> int | None:
+    """Fail fast, before any log or catalog: a Ray address without ``--engine ray`` is a
+    usage error (exit 2); ``--engine ray`` without Ray installed raises
+    RayUnavailableError (exit 2), which says how to install it."""
+    if opts.ray_address and opts.engine != "ray":
+        print(f"error: --ray-address {opts.ray_address!r} needs --engine ray",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
+    if opts.engine == "ray":
+        import pipeline.ray_engine  # noqa: F401
+    return None
+
+
 def _cmd_batch(args: argparse.Namespace) -> int:
     from pipeline.batch_input import input_items
 
     opts = _options(args)
+    if (problem := _engine_problem(opts)) is not None:
+        return problem
     items, total = input_items(args.input)
     opts = _prepare(_start_logs(opts, args.log_dir, "batch", None))
     return _batch(args, opts, items, total)
@@ -306,6 +351,8 @@ def _cmd_resume(args: argparse.Namespace) -> int:
     opts = _options(args)
     store = CheckpointStore(opts.state_dir)
     if args.all:
+        if (problem := _engine_problem(opts)) is not None:
+            return problem
         opts = _prepare(_start_logs(opts, args.log_dir, "resume", None))
         items = resume_items(store, opts.out_dir, opts.current, every=opts.force)
         return _batch(args, opts, items, None)

@@ -11,6 +11,7 @@ import signal
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal
 
 import structlog
 
@@ -34,6 +35,9 @@ from pipeline.stale import Fingerprints
 from pipeline.store import CheckpointStore
 
 log = structlog.get_logger(__name__)
+
+Engine = Literal["process", "ray"]
+RayMode = Literal["actors", "tasks"]
 
 
 # --------------------------------------------------------------------------- jobs
@@ -61,6 +65,9 @@ class RunOptions:
     console_level: str = "warning"
     log_path: Path | None = None
     progress_every_s: float = 10.0  # between progress lines when stderr is not a terminal
+    engine: Engine = "process"  # where a batch's requests run (pipeline.ray_engine for ray)
+    ray_address: str | None = None  # the Ray cluster to connect to; None: start a local one
+    ray_mode: RayMode = "actors"  # one WorkerState per actor, or per task (benchmark only)
 
 
 @dataclass(frozen=True)
