@@ -30,8 +30,8 @@ from pipeline.batch_input import iter_input
 from pipeline.context import State
 from pipeline.jobs import RunOptions
 from pipeline.runner import GracefulStop
-from pipeline.store import CheckpointStore
 from tests.fake_stages import FAKE, read_side_log, request_dict, write_catalog
+from tests.test_crash_safety import _committed
 
 REPO = Path(__file__).resolve().parents[1]
 SPY_SPEC = "tests.test_ray_engine:SPY"
@@ -103,16 +103,6 @@ def _assert_same_outputs(got_dir: Path, want_dir: Path) -> None:
     got, want = _outputs(got_dir), _outputs(want_dir)
     assert sorted(got) == sorted(want)
     assert [name for name in got if got[name] != want[name]] == []
-
-
-def _committed(state_dir: Path) -> dict[str, Any]:
-    store = CheckpointStore(state_dir)
-    out = {}
-    for rid in store.ids():
-        ctx = store.load(rid)
-        assert ctx is not None
-        out[rid] = (ctx.state, ctx.attempts, ctx.negotiation, ctx.recommendation)
-    return out
 
 
 def _report(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
