@@ -14,7 +14,9 @@ Hierarchy::
      ├── ExceptionsFileError       an advisor exceptions file that cannot be used (.problems)
      ├── TemplateProblemError      a report template (an office's override) that cannot render
      ├── UnknownProgramError       a program code that is not in the catalog
+     │    └── AmbiguousProgramError  a name or alias several programs share
      ├── UnknownReferenceError     a rule, document or section id that is not in the catalog
+     │    └── UnknownCourseError   a course code not in the catalog (with the closest codes)
      ├── PlanningError             the planner was given inputs it cannot work with
      ├── MissingArtifactError      a stage asked its case for an artifact no stage produced
      ├── LLMError                  an LLM backend failed (see agents.llm)
@@ -33,6 +35,7 @@ Hierarchy::
           │    └── RequestChangedError        the request differs from the checkpointed one
           ├── LockHeldError             another runner is working the request
           ├── CheckpointMissingError    no checkpoint for the id
+          ├── RayUnavailableError       --engine ray without Ray installed (says how to fix)
           ├── ApprovalError             an approve/deny/resume that does not fit the run's
           │                             pending approvals (names them)
           └── RunInterrupted            SIGINT/SIGTERM: checkpointed, resumable
@@ -138,6 +141,32 @@ class UnknownReferenceError(AdvisingError, KeyError):
 
     def __str__(self) -> str:
         return f"unknown {self.kind} {self.value!r}; the catalog has: {', '.join(self.known)}"
+
+
+class AmbiguousProgramError(UnknownProgramError):
+    """A program name or alias that several programs of the catalog share."""
+
+    def __init__(self, text: str, matches: list[str]) -> None:
+        super().__init__(text, matches)
+
+    def __str__(self) -> str:
+        return (
+            f"program {self.code!r} could mean {', '.join(self.known)}; "
+            "give the program's code instead"
+        )
+
+
+class UnknownCourseError(UnknownReferenceError):
+    """A course code that is not in the catalog; ``known`` holds the closest codes."""
+
+    def __init__(self, code: str, suggestions: list[str]) -> None:
+        super().__init__("course", code, suggestions)
+
+    def __str__(self) -> str:
+        hint = f"did you mean {', '.join(self.known)}? " if self.known else ""
+        return (
+            f"unknown course {self.value!r}; {hint}find courses with 'advise catalog search TEXT'"
+        )
 
 
 class PlanningError(AdvisingError):
@@ -315,6 +344,16 @@ class CheckpointMissingError(PipelineError):
         super().__init__(
             f"no checkpoint for request {request_id!r} in {str(state_dir)!r}; "
             "check the id with 'advise status' or pass --state-dir"
+        )
+
+
+class RayUnavailableError(PipelineError, ImportError):
+    """``--engine ray`` without Ray installed; says how to install it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(
+            f"--engine ray needs Ray, which cannot be imported ({reason}); install the ray "
+            "extra: pip install -e '.[ray]'"
         )
 
 

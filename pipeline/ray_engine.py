@@ -46,20 +46,9 @@ from typing import Any
 
 import structlog
 
-from agents.errors import PipelineError
+from agents.errors import RayUnavailableError
 from pipeline.jobs import Job, RayMode, RunOptions, WorkerState
 from pipeline.results import JobResult, JobStatus
-
-INSTALL_HINT = "install the ray extra: pip install -e '.[ray]'"
-
-
-class RayUnavailableError(PipelineError, ImportError):
-    """``--engine ray`` without Ray installed; says how to install it."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"--engine ray needs Ray, which cannot be imported ({reason}); "
-                         f"{INSTALL_HINT}")  # fmt: skip
-
 
 try:
     import ray

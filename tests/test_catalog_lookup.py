@@ -9,14 +9,17 @@ import pytest
 
 from agents.catalog import Catalog, load_catalog, parse_catalog
 from agents.catalog.lookup import (
-    AmbiguousProgramError,
     ProgramUse,
-    UnknownCourseError,
     program_uses,
     resolve_course,
     resolve_program,
 )
-from agents.errors import UnknownProgramError, UnknownReferenceError
+from agents.errors import (
+    AmbiguousProgramError,
+    UnknownCourseError,
+    UnknownProgramError,
+    UnknownReferenceError,
+)
 from tests.catalog_base import base_catalog
 
 SAMPLE_CODES = (

@@ -26,36 +26,10 @@ from agents.catalog.requirements import (
     NOfRequirement,
     RequirementNode,
 )
-from agents.errors import UnknownProgramError, UnknownReferenceError
+from agents.errors import AmbiguousProgramError, UnknownCourseError, UnknownProgramError
 
 SUGGESTIONS = 5
 """How many close course codes an unknown code is answered with."""
-
-
-class AmbiguousProgramError(UnknownProgramError):
-    """A program name or alias that several programs of the catalog share."""
-
-    def __init__(self, text: str, matches: list[str]) -> None:
-        super().__init__(text, matches)
-
-    def __str__(self) -> str:
-        return (
-            f"program {self.code!r} could mean {', '.join(self.known)}; "
-            "give the program's code instead"
-        )
-
-
-class UnknownCourseError(UnknownReferenceError):
-    """A course code that is not in the catalog; ``known`` holds the closest codes."""
-
-    def __init__(self, code: str, suggestions: list[str]) -> None:
-        super().__init__("course", code, suggestions)
-
-    def __str__(self) -> str:
-        hint = f"did you mean {', '.join(self.known)}? " if self.known else ""
-        return (
-            f"unknown course {self.value!r}; {hint}find courses with 'advise catalog search TEXT'"
-        )
 
 
 def _norm(text: str) -> str:
