@@ -168,7 +168,9 @@ class BatchReport:
         if status == "invalid" and len(self.invalid) < MAX_LISTED:
             self.invalid.append(where)
         elif status == "awaiting_approval" and len(self.awaiting) < MAX_LISTED:
-            self.awaiting.append(where)
+            # Listed under "awaiting approval": the rules, without saying so twice.
+            pending = (result.error or "").removeprefix("awaiting approval: ")
+            self.awaiting.append(f"{result.id or '?'} ({result.source}): {pending}")
         elif status == "stale" and len(self.stale) < MAX_LISTED:
             self.stale.append(where)
         elif status in ("failed", "locked") and len(self.failures) < MAX_LISTED:

@@ -249,3 +249,12 @@ def test_an_exceptions_directory_is_merged_into_the_record(
         f"error: req2.json: exceptions file exc/{sid}.json: $.exceptions[0].date: Input "
         "should be a valid date or datetime, input is too short (got 'x')\n"
     )
+
+
+def test_the_batch_table_lists_what_each_waiting_request_needs(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (ws / "in.jsonl").write_text(json.dumps(_request()) + "\n", "utf-8")
+    assert main(["batch", "in.jsonl", "--quiet"]) == 4
+    out = capsys.readouterr().out
+    assert f"awaiting approval: {RID} (line 1): LOAD-OVERLOAD (S2027, F2027) by advisor\n" in out

@@ -325,13 +325,13 @@ def _leaf_matches(catalog: Catalog, n: CourseRequirement | CourseSetRequirement,
     return code in catalog.courses_matching(n)
 
 
-def effective_catalog(catalog: Catalog, student: StudentRecord) -> Catalog:
-    """``catalog`` with ``student``'s program exceptions applied to the requirement trees
-    (the catalog itself when the record has none that apply)."""
+def _resolved(catalog: Catalog, student: StudentRecord) -> tuple[Catalog, Overrides]:
+    """The effective catalog for ``student`` and the resolution it came from, memoized with
+    the base catalog (the base itself and an empty resolution without program exceptions)."""
     base: Catalog = catalog.derived.get("overrides.base", catalog)
     program_exceptions = [e for e in student.exceptions if not isinstance(e, Approval)]
     if not program_exceptions:
-        return base
+        return base, Overrides()
     key = (tuple(student.programs), tuple(e.model_dump_json() for e in program_exceptions))
     memo: dict[Any, tuple[Catalog, Overrides]] = base.derived.setdefault("overrides", {})
     hit = memo.get(key)
@@ -340,18 +340,18 @@ def effective_catalog(catalog: Catalog, student: StudentRecord) -> Catalog:
         if len(memo) >= _MEMO_SIZE:
             memo.pop(next(iter(memo)))
         memo[key] = hit
-    return hit[0]
+    return hit
+
+
+def effective_catalog(catalog: Catalog, student: StudentRecord) -> Catalog:
+    """``catalog`` with ``student``'s program exceptions applied to the requirement trees
+    (the catalog itself when the record has none that apply)."""
+    return _resolved(catalog, student)[0]
 
 
 def overrides_of(catalog: Catalog, student: StudentRecord) -> Overrides:
     """The resolution ``effective_catalog`` used for ``student`` (empty without exceptions)."""
-    eff = effective_catalog(catalog, student)
-    base: Catalog = catalog.derived.get("overrides.base", catalog)
-    if eff is base:
-        return Overrides()
-    program_exceptions = [e for e in student.exceptions if not isinstance(e, Approval)]
-    key = (tuple(student.programs), tuple(e.model_dump_json() for e in program_exceptions))
-    return base.derived["overrides"][key][1]  # type: ignore[no-any-return]
+    return _resolved(catalog, student)[1]
 
 
 def _build(base: Catalog, student: StudentRecord) -> tuple[Catalog, Overrides]:
