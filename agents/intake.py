@@ -31,6 +31,7 @@ from agents.catalog import (
 )
 from agents.catalog.exceptions import use_of
 from agents.catalog.lookup import resolve_program
+from agents.catalog.years import choose, year_start
 from agents.errors import UnknownProgramError
 from agents.intake_goals import Collector, read_goals, term_or_ask
 from agents.llm import (
@@ -328,6 +329,7 @@ def read_request(request: PlanRequest, tools: Toolbox) -> IntakeResult:
         question = request.text.strip() or None
         if question is None:
             c.ask("question", "What is the policy question?")
+    student = _program_years(request, student, catalog, c)
     as_of, expired = None, []
     if student.exceptions:
         day = request.as_of or tools.today()
@@ -363,3 +365,28 @@ def read_request(request: PlanRequest, tools: Toolbox) -> IntakeResult:
         open_questions=len(c.questions),
     )
     return result
+
+
+def _program_years(
+    request: PlanRequest, student: StudentRecord, catalog: Catalog, c: Collector
+) -> StudentRecord:
+    """The record with the request's catalog years per program merged over its own; an
+    unknown program or an unreadable year is asked about and not merged."""
+    years: dict[str, str] = {}
+    for code, year in request.program_years.items():
+        if code not in catalog.program_by_code:
+            c.ask("program_years", f"{code!r} in program_years is not a program in the catalog")
+        elif year_start(year) is None:
+            c.ask(
+                "program_years",
+                f"the catalog year {year!r} for {code} cannot be read; write it like "
+                f"{catalog.catalog_year!r}",
+            )
+        else:
+            years[code] = year
+    if not years:
+        return student
+    for code, year in years.items():
+        version, note = choose(catalog, code, year)
+        c.notes.append(note or f"{code} follows the {version.catalog_year} catalog")
+    return student.model_copy(update={"program_years": {**student.program_years, **years}})

@@ -68,7 +68,7 @@ def propose(intake: IntakeResult, tools: Toolbox) -> RequirementsProposal:
     assumptions = [
         f"Courses in progress in {student.current_term} are assumed passed.",
         "Planned courses are assumed passed with any minimum grade they need.",
-        f"Requirements follow the {catalog.catalog_year} catalog.",
+        _years_assumption(report),
     ]
     remaining = _remaining_units(report)
     if intake.intent == "check_progress":
@@ -144,3 +144,12 @@ def _remaining_units(report: AuditReport) -> float:
         if p.total_units_required is not None and p.units_toward_total is not None:
             return max(0.0, credit_sub(p.total_units_required, p.units_toward_total))
     return 0.0
+
+
+def _years_assumption(report: AuditReport) -> str:
+    """Which catalog year the requirements follow: one, or each program's own."""
+    years = {p.code: p.catalog_year or report.catalog_year for p in report.programs}
+    if len(set(years.values())) == 1:
+        return f"Requirements follow the {next(iter(years.values()))} catalog."
+    each = ", ".join(f"{code} the {year} catalog" for code, year in years.items())
+    return f"Each program follows its own catalog year: {each}."

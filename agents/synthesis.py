@@ -39,6 +39,7 @@ from agents.audit.exceptions import approval_problems
 from agents.case import Case
 from agents.catalog import Catalog, unit_name
 from agents.catalog.exceptions import ExceptionUse, use_of
+from agents.catalog.overrides import effective_catalog
 from agents.policy import applicable_rules, num
 from agents.toolbox import Toolbox
 
@@ -210,6 +211,16 @@ def decisions_phrase(approvals: list[ApprovalUse]) -> str:
     return out
 
 
+def years_phrase(years: dict[str, str]) -> str:
+    """' IS-BS follows the 2024-2025 catalog and CS-MIN the 2026-2027 one.' when the
+    programs follow different catalog years; empty otherwise."""
+    if len(set(years.values())) < 2:
+        return ""
+    (first, year), *rest = years.items()
+    others = [f"{code} the {y} one" for code, y in rest]
+    return f" {first} follows the {year} catalog and {_and(others)}."
+
+
 def exception_uses(
     intake: IntakeResult, schedule: Schedule, critique: Critique, catalog: Catalog
 ) -> list[ExceptionUse]:
@@ -292,8 +303,9 @@ def synthesize(
             for r in applicable_rules(catalog, intake.profile)
             if r.applies_when.status_in and (c := cite_rule(catalog, r.id))
         ]
+    own = effective_catalog(catalog, intake.student) if intake.student else catalog
     for code in intake.added_programs:
-        prog = catalog.program_by_code.get(code)
+        prog = own.program_by_code.get(code)  # the version of the year the student follows
         doc = catalog.document_by_id.get(prog.document) if prog and prog.document else None
         if doc is not None:
             citations += [cite(catalog, doc.id, s.id) for s in doc.sections]
@@ -307,8 +319,10 @@ def synthesize(
         summary=summarize(
             intake, proposal, schedule, critique, outcome, risks, catalog, answered_from
         )
-        + decisions_phrase(critique.approvals),
+        + decisions_phrase(critique.approvals)
+        + years_phrase(catalog_years(proposal)),
         programs=list(intake.target_programs),
+        catalog_years=catalog_years(proposal),
         plan=list(schedule.terms),
         graduation_term=schedule.graduation_term,
         next_term=schedule.next_term,
@@ -342,3 +356,11 @@ def synthesize(
         letter_source=rec.letter_source,
     )
     return rec
+
+
+def catalog_years(proposal: RequirementsProposal) -> dict[str, str]:
+    """The catalog year of each audited program's version (empty without an audit)."""
+    report = proposal.audit
+    if report is None:
+        return {}
+    return {p.code: p.catalog_year or report.catalog_year for p in report.programs}

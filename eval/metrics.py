@@ -73,7 +73,8 @@ class ScenarioResult(_Model):
     risks_missing: list[str] = Field(description="Labeled risk kinds not named.")
     label_mismatches: list[str] = Field(
         default_factory=list,
-        description="Exception statuses and planned courses that differ from the label.",
+        description="Exception statuses, planned courses and catalog years that differ from "
+        "the label.",
     )
     plan_checked: bool = Field(description="A final plan existed and was verified.")
     defects: list[str] = Field(description="Verifier defects of the final plan.")
@@ -207,6 +208,12 @@ def _run_checks(r: _Partial, run: ScenarioRun, tools: Toolbox, resolve: bool) ->
         ]
         planned = {c.course for t in rec.plan for c in t.courses}
         r.label_mismatches += [f"plan lacks {c}" for c in exp.plan_includes if c not in planned]
+        r.label_mismatches += [f"plan has {c}" for c in exp.plan_excludes if c in planned]
+        r.label_mismatches += [
+            f"{code} follows {rec.catalog_years.get(code, 'no')} catalog, expected {year}"
+            for code, year in exp.catalog_years.items()
+            if rec.catalog_years.get(code) != year
+        ]
     elif ctx.approvals and ctx.critiques:
         # Waiting for approval: what is asked for, and the plan it is asked for, are the result.
         asked = [a.citation for a in ctx.approvals]

@@ -63,6 +63,7 @@ Category = Literal[
     "invalid_request",
     "approval",
     "exception",
+    "catalog_year",
 ]
 ExpectedOutcome = Outcome | Literal["rejected", "awaiting_approval"]
 
@@ -113,6 +114,13 @@ class Expect(_Model):
     )
     plan_includes: list[str] = Field(
         default_factory=list, description="Courses the final plan must contain."
+    )
+    plan_excludes: list[str] = Field(
+        default_factory=list, description="Courses the final plan must not contain."
+    )
+    catalog_years: dict[str, str] = Field(
+        default_factory=dict,
+        description="Catalog year the recommendation must say a program follows, by code.",
     )
     invalid_path: str | None = Field(
         default=None,

@@ -174,6 +174,7 @@ def mixed_cs_bs() -> dict[str, Any]:
         "code": "CS-BS",
         "name": "Computer Science, B.S.",
         "kind": "major",
+        "catalog_year": "2026-2027",
         "what_if": False,
         "eligible": True,
         "eligibility_note": "",

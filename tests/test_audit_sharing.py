@@ -28,6 +28,7 @@ def test_sharing_limit_keeps_a_second_shared_course_out_of_the_minor(catalog: Ca
         "code": "MATH-MIN",
         "name": "Mathematics Minor",
         "kind": "minor",
+        "catalog_year": "2026-2027",
         "what_if": False,
         "eligible": True,
         "eligibility_note": "",

@@ -112,6 +112,8 @@ def _every_field() -> dict[str, Any]:
         courses=["15-110"], attributes=["quant"], exclude=["15-122"], min_units=10, min_gpa=2.0
     )
     program["sharing"].append({"with_program": "CS-MIN", "max_courses": 0})
+    older = json.loads(json.dumps(program)) | {"catalog_year": "2023-2024", "total_units": 54}
+    raw["program_versions"] = [older]
     rule = raw["policies"][0]
     rule.update(
         applies_when={
@@ -164,7 +166,7 @@ def test_layout_columns_cover_every_model_field() -> None:
     assert course == set(COURSE_COLUMNS)
     section = set(Section.model_fields) - {"meetings", "id"} | set(Meeting.model_fields)
     assert section | {"course", "section"} == set(SECTION_COLUMNS)
-    listed = {"courses", "programs", "policies", "documents"}
+    listed = {"courses", "programs", "program_versions", "policies", "documents"}
     assert set(Catalog.model_fields) - listed == set(INSTITUTION_FIELDS) - {
         "program_order",
         "document_order",

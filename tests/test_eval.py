@@ -83,6 +83,7 @@ def test_suite_has_40_labeled_scenarios_in_every_category() -> None:
         "invalid_request",
         "approval",
         "exception",
+        "catalog_year",
     }
     assert all(s.rationale for s in scenarios)
 

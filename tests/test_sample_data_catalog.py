@@ -74,10 +74,12 @@ def test_sample_catalog_sizes_and_identity(catalog: Catalog) -> None:
         "registration-calendar",
         "program-cs-bs",
         "program-is-bs",
+        "program-is-bs-2024",
         "program-math-bs",
         "program-econ-ba",
         "program-stat-bs",
         "program-cs-min",
+        "program-cs-min-2024",
         "program-math-min",
         "program-econ-min",
         "program-ds-min",
@@ -181,3 +183,8 @@ def test_programs_share_year_documents_and_minor_sharing(catalog: Catalog) -> No
             ]
     assert catalog.program("CS-MIN").excluded_majors == ["CS-BS"]
     assert "CS" in catalog.program("CS-BS").aliases
+    # Two programs as the 2024-2025 catalog published them, each with its own document.
+    assert [(p.code, p.catalog_year, p.document) for p in catalog.program_versions] == [
+        ("CS-MIN", "2024-2025", "program-cs-min-2024"),
+        ("IS-BS", "2024-2025", "program-is-bs-2024"),
+    ]

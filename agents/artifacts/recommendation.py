@@ -39,6 +39,11 @@ class Recommendation(Artifact):
     outcome: Outcome = Field(description="Terminal status.")
     summary: str = Field(description="The answer in one or two sentences.")
     programs: list[str] = Field(default_factory=list, description="Programs planned for.")
+    catalog_years: dict[str, str] = Field(
+        default_factory=dict,
+        description="Catalog year each program follows (the version audited and planned), by "
+        "program code; programs may follow different years (agents.catalog.years).",
+    )
     plan: list[ScheduledTerm] = Field(default_factory=list, description="The final plan.")
     graduation_term: str | None = Field(default=None, description="Planned graduation.")
     next_term: NextTermSections | None = Field(default=None, description="Next-term sections.")

@@ -48,6 +48,12 @@ class PlanRequest(Artifact):
     drop_programs: list[str] = Field(
         default_factory=list, description="Programs to drop (switching programs)."
     )
+    program_years: dict[str, str] = Field(
+        default_factory=dict,
+        description="Catalog year to follow for a program, by code, over the record's "
+        "program_years: e.g. {'CS-MIN': '2025-2026'} to add a minor under a later catalog. "
+        "A program not named follows the record's (its catalog_year by default).",
+    )
     target_graduation: str | None = Field(
         default=None, pattern=TERM_CODE_PATTERN, description="Graduate no later than this term."
     )

@@ -228,6 +228,7 @@ class Builder:
             code=program.code,
             name=program.name,
             kind=program.kind,
+            catalog_year=program.catalog_year,
             what_if=what_if,
             eligible=eligibility[0],
             eligibility_note=eligibility[1],

@@ -48,6 +48,7 @@ from agents.catalog import (
     write_schema_file,
 )
 from agents.catalog.overrides import effective_catalog, overrides_of
+from agents.catalog.years import mixed_years, program_year
 
 log = structlog.get_logger(__name__)
 
@@ -189,11 +190,11 @@ def _audit(
         else:
             order.append(code)
     order = with_institution(catalog, order)  # the institution's requirements: everyone's
-    if student.catalog_year != catalog.catalog_year:
-        warnings.append(
-            f"the student follows catalog year {student.catalog_year!r} but the audit uses "
-            f"the {catalog.catalog_year!r} catalog"
-        )
+    years = {code: program_year(catalog, student, code) for code in order}
+    warnings += [y.note for y in years.values() if y.note is not None]
+    mixed = mixed_years(catalog, list(years.values()))
+    if mixed:
+        warnings.append(mixed)
     warnings += [f"student record: {p}" for p in check_student_against_catalog(student, catalog)]
     plan = {code: Term.parse(term).code for code, term in sorted((planned or {}).items())}
     earned = _r(student.units_earned(catalog))

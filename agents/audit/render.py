@@ -59,10 +59,13 @@ def _render_node(node: RequirementAudit, depth: int, lines: list[str]) -> None:
         _render_node(child, depth + 1, lines)
 
 
-def render_program(program: ProgramAudit) -> str:
-    """One program's audit as an indented tree."""
+def render_program(program: ProgramAudit, catalog_year: str | None = None) -> str:
+    """One program's audit as an indented tree (its catalog year shown when it is not
+    ``catalog_year``, the catalog's own)."""
     kind: str = "institution requirements" if program.kind == "institution" else program.kind
     kind += ", what-if" if program.what_if else ""
+    if program.catalog_year is not None and program.catalog_year != catalog_year:
+        kind += f", {program.catalog_year} catalog"
     lines = [f"{program.code} {program.name} ({kind}) {MARKS[program.status]}"]
     if not program.eligible:
         lines.append(f"  Not eligible: {program.eligibility_note}")
@@ -99,7 +102,7 @@ def render_audit(report: AuditReport) -> str:
     lines.append(f"Result: {result}")
     text = "\n".join(lines) + "\n"
     for program in report.programs:
-        text += "\n" + render_program(program)
+        text += "\n" + render_program(program, report.catalog_year)
     if report.exceptions:
         text += "\nAdvisor exceptions:\n" + "".join(
             f"  - [{u.status}] {u.exception} ({u.by}, {u.date}: {u.reason}): {u.note}\n"

@@ -105,6 +105,11 @@ class ProgramAudit(_Model):
         description="Program kind; 'institution' for the institution's own requirements "
         "(general education, writing, total credits), which apply to every student."
     )
+    catalog_year: str | None = Field(
+        default=None,
+        description="Catalog year of the program version audited (the student's year for "
+        "it; see agents.catalog.years).",
+    )
     what_if: bool = Field(
         description="True when the student has not declared the program (never for the "
         "institution's requirements)."

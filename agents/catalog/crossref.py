@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from agents.catalog.model import Catalog
 from agents.catalog.policies import Document
 from agents.catalog.prereq import CourseCond, ProgramCond, courses_in, iter_prereq
+from agents.catalog.programs import Program
 from agents.catalog.requirements import (
     AllOfRequirement,
     CourseRequirement,
@@ -21,6 +22,7 @@ from agents.catalog.requirements import (
     pattern_matches,
 )
 from agents.catalog.rulecheck import rule_problems
+from agents.catalog.years import version_problems
 from agents.errors import TermError
 
 
@@ -41,11 +43,70 @@ def _walk_req(node: RequirementNode, path: str) -> Iterable[tuple[RequirementNod
             yield from _walk_req(c, f"{path}.children[{i}]")
 
 
+def _grade_problems(cat: Catalog, grade: str | None, where: str) -> list[str]:
+    if grade is None or grade in cat.grade_by_symbol:
+        return []
+    scale = ", ".join(g.grade for g in cat.grade_scale)
+    return [f"{where}: unknown grade {grade!r}; the grade scale has {scale}"]
+
+
+def _program_problems(cat: Catalog, prog: Program, at: str) -> list[str]:
+    """Unresolved references and duplicate ids of one program (or one of its versions)."""
+    problems: list[str] = []
+    codes = cat.course_by_code
+    programs = cat.program_by_code
+
+    def grade_ok(grade: str | None, where: str) -> None:
+        problems.extend(_grade_problems(cat, grade, where))
+
+    ids = []
+    for node, path in _walk_req(prog.requirement, f"{at}.requirement"):
+        ids.append(node.id)
+        if isinstance(node, CourseRequirement):
+            if node.course not in codes:
+                problems.append(f"{path}: unknown course {node.course!r}")
+            grade_ok(node.min_grade, path)
+        elif isinstance(node, NOfRequirement) and node.n > len(node.children):
+            problems.append(f"{path}: n_of needs {node.n} of only {len(node.children)} children")
+        elif isinstance(node, CourseSetRequirement):
+            for code in [*node.courses, *node.exclude]:
+                if code not in codes:
+                    problems.append(f"{path}: unknown course {code!r}")
+            grade_ok(node.min_grade, path)
+            if node.min_courses is None and node.min_units is None:
+                problems.append(f"{path}: course_set needs min_courses or min_units")
+            for pat in node.patterns:
+                if not any(pattern_matches(pat, c) for c in codes):
+                    problems.append(f"{path}: pattern {pat!r} matches no course")
+            for attr in node.attributes:
+                if not any(attr in c.attributes for c in cat.courses):
+                    problems.append(f"{path}: attribute {attr!r} is on no course")
+            problems.extend(_form_problems(cat, node, path))
+    for d in _dupes(ids):
+        problems.append(f"{at}.requirement: duplicate requirement id {d!r}")
+    for j, lim in enumerate(prog.sharing):
+        if lim.with_program is not None and lim.with_program not in programs:
+            problems.append(f"{at}.sharing[{j}]: unknown program {lim.with_program!r}")
+        if lim.rule is not None and lim.rule not in cat.rule_by_id:
+            problems.append(f"{at}.sharing[{j}]: unknown policy rule {lim.rule!r}")
+    for field in ("eligible_majors", "excluded_majors"):
+        for code in getattr(prog, field):
+            if code not in programs:
+                problems.append(f"{at}.{field}: unknown program {code!r}")
+        if prog.kind == "institution" and getattr(prog, field):
+            problems.append(
+                f"{at}.{field}: the institution's requirements apply to every student; "
+                f"remove {field}"
+            )
+    if prog.document is not None and prog.document not in cat.document_by_id:
+        problems.append(f"{at}.document: unknown document {prog.document!r}")
+    return problems
+
+
 def reference_problems(cat: Catalog) -> list[str]:
     """Every reference that does not resolve, every duplicate id, every prerequisite cycle."""
     problems: list[str] = []
     codes = cat.course_by_code
-    grades = cat.grade_by_symbol
     programs = cat.program_by_code
 
     for kind, items in (
@@ -58,11 +119,7 @@ def reference_problems(cat: Catalog) -> list[str]:
             problems.append(f"duplicate {kind} {d!r}")
 
     def grade_ok(grade: str | None, where: str) -> None:
-        if grade is not None and grade not in grades:
-            problems.append(
-                f"{where}: unknown grade {grade!r}; the grade scale has "
-                f"{', '.join(g.grade for g in cat.grade_scale)}"
-            )
+        problems.extend(_grade_problems(cat, grade, where))
 
     for i, c in enumerate(cat.courses):
         at = f"$.courses[{i}] ({c.code})"
@@ -121,50 +178,11 @@ def reference_problems(cat: Catalog) -> list[str]:
                     )
 
     for i, prog in enumerate(cat.programs):
-        at = f"$.programs[{i}] ({prog.code})"
-        ids = []
-        for node, path in _walk_req(prog.requirement, f"{at}.requirement"):
-            ids.append(node.id)
-            if isinstance(node, CourseRequirement):
-                if node.course not in codes:
-                    problems.append(f"{path}: unknown course {node.course!r}")
-                grade_ok(node.min_grade, path)
-            elif isinstance(node, NOfRequirement) and node.n > len(node.children):
-                problems.append(
-                    f"{path}: n_of needs {node.n} of only {len(node.children)} children"
-                )
-            elif isinstance(node, CourseSetRequirement):
-                for code in [*node.courses, *node.exclude]:
-                    if code not in codes:
-                        problems.append(f"{path}: unknown course {code!r}")
-                grade_ok(node.min_grade, path)
-                if node.min_courses is None and node.min_units is None:
-                    problems.append(f"{path}: course_set needs min_courses or min_units")
-                for pat in node.patterns:
-                    if not any(pattern_matches(pat, c) for c in codes):
-                        problems.append(f"{path}: pattern {pat!r} matches no course")
-                for attr in node.attributes:
-                    if not any(attr in c.attributes for c in cat.courses):
-                        problems.append(f"{path}: attribute {attr!r} is on no course")
-                problems.extend(_form_problems(cat, node, path))
-        for d in _dupes(ids):
-            problems.append(f"{at}.requirement: duplicate requirement id {d!r}")
-        for j, lim in enumerate(prog.sharing):
-            if lim.with_program is not None and lim.with_program not in programs:
-                problems.append(f"{at}.sharing[{j}]: unknown program {lim.with_program!r}")
-            if lim.rule is not None and lim.rule not in cat.rule_by_id:
-                problems.append(f"{at}.sharing[{j}]: unknown policy rule {lim.rule!r}")
-        for field in ("eligible_majors", "excluded_majors"):
-            for code in getattr(prog, field):
-                if code not in programs:
-                    problems.append(f"{at}.{field}: unknown program {code!r}")
-            if prog.kind == "institution" and getattr(prog, field):
-                problems.append(
-                    f"{at}.{field}: the institution's requirements apply to every student; "
-                    f"remove {field}"
-                )
-        if prog.document is not None and prog.document not in cat.document_by_id:
-            problems.append(f"{at}.document: unknown document {prog.document!r}")
+        problems += _program_problems(cat, prog, f"$.programs[{i}] ({prog.code})")
+    for i, prog in enumerate(cat.program_versions):
+        at = f"$.program_versions[{i}] ({prog.code} {prog.catalog_year})"
+        problems += _program_problems(cat, prog, at)
+    problems += version_problems(cat)
 
     doc: Document | None  # a policy may cite an unknown document
     for i, doc in enumerate(cat.documents):

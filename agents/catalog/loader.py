@@ -86,7 +86,7 @@ def catalog_fingerprint(path: str | Path | None = None) -> str:
 
 
 _LAYOUT_FILES = {"institution.yaml", "courses.csv", "sections.csv", "policies.yaml"}
-_LAYOUT_FOLDERS = {"programs", "documents"}
+_LAYOUT_FOLDERS = {"programs", "program-versions", "documents"}
 
 
 def _layout_file(path: Path, root: Path) -> bool:

@@ -91,6 +91,13 @@ class Catalog(CatalogModel):
     )
     courses: list[Course] = Field(description="Every course.")
     programs: list[Program] = Field(description="Majors, minors and concentrations.")
+    program_versions: list[Program] = Field(
+        default_factory=list,
+        description="The same programs as published in other catalog years (each with its "
+        "own catalog_year; its code must be in programs): a student who follows another "
+        "year's catalog for a program is audited and planned against the version in effect "
+        "that year. A version applies from its catalog year until the next one.",
+    )
     policies: list[PolicyRule] = Field(description="Machine-checkable policy rules.")
     documents: list[Document] = Field(description="Policy and program documents.")
 

@@ -1,6 +1,8 @@
 """How the audit and the planner honour a student's program exceptions: by rewriting the
 requirement trees of a copy of the catalog (the student's *effective* catalog), so every
 tool that reads program trees - audit, planner, verifier, critique - sees the same thing.
+The effective catalog starts from the versions of the programs in the catalog years the
+student follows (``agents.catalog.years``); the exceptions then apply to those versions.
 
 Each exception becomes a change of one or more requirement leaves:
 
@@ -48,6 +50,7 @@ from agents.catalog.requirements import (
     RequirementNode,
 )
 from agents.catalog.student import StudentRecord
+from agents.catalog.years import dated_programs, years_key
 
 _MEMO_SIZE = 32
 
@@ -327,12 +330,18 @@ def _leaf_matches(catalog: Catalog, n: CourseRequirement | CourseSetRequirement,
 
 def _resolved(catalog: Catalog, student: StudentRecord) -> tuple[Catalog, Overrides]:
     """The effective catalog for ``student`` and the resolution it came from, memoized with
-    the base catalog (the base itself and an empty resolution without program exceptions)."""
+    the base catalog (the base itself and an empty resolution when the student follows
+    every program's base version and has no program exceptions)."""
     base: Catalog = catalog.derived.get("overrides.base", catalog)
     program_exceptions = [e for e in student.exceptions if not isinstance(e, Approval)]
-    if not program_exceptions:
+    years = years_key(base, student)
+    if not program_exceptions and not years:
         return base, Overrides()
-    key = (tuple(student.programs), tuple(e.model_dump_json() for e in program_exceptions))
+    key = (
+        tuple(student.programs),
+        years,
+        tuple(e.model_dump_json() for e in program_exceptions),
+    )
     memo: dict[Any, tuple[Catalog, Overrides]] = base.derived.setdefault("overrides", {})
     hit = memo.get(key)
     if hit is None:
@@ -355,12 +364,17 @@ def overrides_of(catalog: Catalog, student: StudentRecord) -> Overrides:
 
 
 def _build(base: Catalog, student: StudentRecord) -> tuple[Catalog, Overrides]:
-    found = resolve(base, student)
+    dated = dated_programs(base, student)  # the versions of the years the student follows
+    start = base if dated is None else base.model_copy(update={"programs": dated})
+    found = resolve(start, student)
+    if dated is None and not found.applied:
+        return base, found
     by_program: dict[str, list[Applied]] = {}
     for item in found.applied:
         by_program.setdefault(item.program, []).append(item)
     programs = [
-        _rewrite(base, p, by_program[p.code]) if p.code in by_program else p for p in base.programs
+        _rewrite(start, p, by_program[p.code]) if p.code in by_program else p
+        for p in start.programs
     ]
     eff = base.model_copy(update={"programs": programs})
     eff.derived["overrides.base"] = base

@@ -7,6 +7,7 @@ given, the best attempt of a repeated course) are computed here so every tool ag
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from functools import cached_property
 from pathlib import Path
@@ -29,6 +30,8 @@ from agents.catalog.terms import (
 )
 from agents.catalog.validation import pydantic_problem, read_json
 from agents.errors import StudentRecordError, TermError
+
+_CATALOG_YEAR = re.compile(r"^\d{4}")
 
 AttemptSource = Literal["institution", "transfer", "ap", "exam"]
 
@@ -72,7 +75,15 @@ class StudentRecord(CatalogModel):
     id: str = Field(min_length=1, description="Student id.")
     name: str = Field(min_length=1, description="Preferred name.")
     programs: list[str] = Field(min_length=1, description="Declared program codes.")
-    catalog_year: str = Field(description="Catalog year the student follows.")
+    catalog_year: str = Field(
+        description="Catalog year the student follows (the year they entered), e.g. "
+        "'2026-2027'; each program follows it unless program_years names another."
+    )
+    program_years: dict[str, str] = Field(
+        default_factory=dict,
+        description="Catalog year followed for a program, by program code, when it is not "
+        "catalog_year: e.g. {'CS-MIN': '2025-2026'} for a minor added under a later catalog.",
+    )
     start_term: str = Field(pattern=TERM_CODE_PATTERN, description="First term enrolled.")
     current_term: str = Field(
         pattern=TERM_CODE_PATTERN, description="Term in progress now; plans start after it."
@@ -326,6 +337,17 @@ def check_student_against_catalog(student: StudentRecord, catalog: Catalog) -> l
             )
         if a.status == "completed" and a.grade is None:
             problems.append(f"$.courses[{i}].grade: a completed course needs a grade")
+    for code, year in student.program_years.items():
+        if code not in catalog.program_by_code:
+            problems.append(
+                f"$.program_years.{code}: unknown program {code!r}; expected one of "
+                f"{', '.join(sorted(catalog.program_by_code))}"
+            )
+        if not _CATALOG_YEAR.match(year):
+            problems.append(
+                f"$.program_years.{code}: catalog year {year!r} cannot be read; write it like "
+                f"{catalog.catalog_year!r}"
+            )
     current = _index(cal, student.current_term)
     seen: set[str] = set()
     for i, r in enumerate(student.registered):

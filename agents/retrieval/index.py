@@ -125,8 +125,10 @@ def _index_content(catalog: Catalog) -> dict[str, Any]:
         "format": INDEX_FORMAT,
         "documents": [d.model_dump(mode="json") for d in catalog.documents],
         "programs": [
-            p.model_dump(mode="json", include={"code", "name", "kind", "aliases", "document"})
-            for p in catalog.programs
+            p.model_dump(
+                mode="json", include={"code", "name", "kind", "aliases", "document", "catalog_year"}
+            )
+            for p in [*catalog.programs, *catalog.program_versions]
         ],
         "courses": [
             c.model_dump(mode="json", include={"code", "title", "description", "attributes"})
@@ -150,7 +152,10 @@ def _policy_docs(catalog: Catalog) -> Iterable[dict[str, str]]:
 
 def _program_docs(catalog: Catalog) -> Iterable[dict[str, str]]:
     linked: set[str] = set()
-    for p in catalog.programs:
+    # Versions of other catalog years too: their documents belong to the same program.
+    for p in [*catalog.programs, *catalog.program_versions]:
+        if p.document in linked:
+            continue
         names = " ".join([p.code, p.name, *p.aliases])
         doc = catalog.document_by_id.get(p.document) if p.document else None
         if doc is None:

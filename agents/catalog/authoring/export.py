@@ -16,7 +16,7 @@ from agents.catalog.authoring.build import catalog_json, prereq_text
 from agents.catalog.authoring.courses_csv import COURSE_COLUMNS, SECTION_COLUMNS
 from agents.catalog.authoring.csvfiles import csv_text, format_number
 from agents.catalog.authoring.documents_md import document_problems, document_text
-from agents.catalog.authoring.layout import CATALOG_FIELDS
+from agents.catalog.authoring.layout import CATALOG_FIELDS, VERSIONS
 from agents.catalog.authoring.yamlfiles import dump_yaml
 from agents.catalog.courses import Course
 from agents.catalog.model import Catalog
@@ -110,6 +110,9 @@ def layout_files(catalog: Catalog) -> dict[str, str]:
     files["sections.csv"] = csv_text(SECTION_COLUMNS, section_rows)
     for program in data["programs"]:
         files[f"programs/{program['code']}.yaml"] = dump_yaml(program)
+    for program in data.get("program_versions", []):
+        name = f"{VERSIONS}/{program['code']}@{program['catalog_year']}.yaml"
+        files[name] = dump_yaml(program)
     files["policies.yaml"] = dump_yaml(data["policies"])
     for doc in catalog.documents:
         problems.extend(document_problems(doc))
@@ -123,18 +126,18 @@ def export_catalog(catalog: Catalog, directory: str | Path, force: bool = False)
     """Write ``catalog`` as a catalog directory and return the files written.
 
     The directory must be new or empty unless ``force``; with ``force`` the layout's files
-    are overwritten and any other ``programs/*.yaml`` and ``documents/*.md`` removed, so the
-    directory builds to exactly this catalog."""
+    are overwritten and any other ``programs/*.yaml``, ``program-versions/*.yaml`` and
+    ``documents/*.md`` removed, so the directory builds to exactly this catalog."""
     root = Path(directory)
     if root.exists() and any(root.iterdir()) and not force:
         raise LayoutError(
             str(root), ["the directory is not empty - export to a new directory, or pass --force"]
         )
     files = layout_files(catalog)
-    for folder in ("programs", "documents"):
+    for folder in ("programs", "documents", *([VERSIONS] if catalog.program_versions else [])):
         (root / folder).mkdir(parents=True, exist_ok=True)
     if force:
-        for folder, suffix in (("programs", ".yaml"), ("documents", ".md")):
+        for folder, suffix in (("programs", ".yaml"), (VERSIONS, ".yaml"), ("documents", ".md")):
             for p in (root / folder).glob(f"*{suffix}"):
                 if f"{folder}/{p.name}" not in files:
                     p.unlink()

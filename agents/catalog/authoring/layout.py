@@ -6,6 +6,9 @@
     courses.csv           one row per course
     sections.csv          one row per meeting of a section (optional)
     programs/<CODE>.yaml  one program each (optional directory)
+    program-versions/<CODE>@<YEAR>.yaml
+                          a program as published in another catalog year (optional
+                          directory; read in file-name order)
     policies.yaml         the list of policy rules (optional)
     documents/<id>.md     one document each (optional directory)
 
@@ -37,6 +40,7 @@ INSTITUTION_FIELDS = (
     "document_order",
 )
 CATALOG_FIELDS = INSTITUTION_FIELDS[:6]
+VERSIONS = "program-versions"
 INSTITUTION_HINT = "create it with schema_version, institution and catalog_year"
 
 
@@ -109,6 +113,28 @@ def _programs(
     return programs
 
 
+def _versions(directory: Path, smap: SourceMap, problems: list[str]) -> list[dict[str, Any]]:
+    """``program-versions/<CODE>@<YEAR>.yaml``: programs as published in other years."""
+    versions: list[Any] = []
+    for path in _ordered(directory / VERSIONS, ".yaml", None, "", problems):
+        name = f"{VERSIONS}/{path.name}"
+        ok, value = read_yaml(path, name, ("program_versions", len(versions)), smap, problems)
+        if not ok:
+            continue
+        if not isinstance(value, dict):
+            problems.append(f"{name}:1: expected the program's fields, got {value!r}")
+            continue
+        stem = f"{value.get('code')}@{value.get('catalog_year')}"
+        if stem != path.stem:
+            problems.append(
+                f"{smap.locate(('program_versions', len(versions), 'code'))}: the file of "
+                f"{value.get('code')!r} for catalog year {value.get('catalog_year')!r} is "
+                f"{VERSIONS}/{stem}.yaml; rename the file or fix code and catalog_year"
+            )
+        versions.append(value)
+    return versions
+
+
 def _policies(directory: Path, smap: SourceMap, problems: list[str]) -> list[Any]:
     path = directory / "policies.yaml"
     if not path.is_file():
@@ -169,6 +195,9 @@ def read_layout(directory: Path) -> tuple[dict[str, Any], SourceMap, list[str]]:
         )
     raw["courses"] = courses
     raw["programs"] = _programs(directory, head.get("program_order"), smap, problems)
+    versions = _versions(directory, smap, problems)
+    if versions:
+        raw["program_versions"] = versions
     raw["policies"] = _policies(directory, smap, problems)
     documents: list[dict[str, Any]] = []
     for path in _ordered(
