@@ -18,6 +18,8 @@ Hierarchy::
      ├── UnknownReferenceError     a rule, document or section id that is not in the catalog
      │    └── UnknownCourseError   a course code not in the catalog (with the closest codes)
      ├── PlanningError             the planner was given inputs it cannot work with
+     ├── ExportError               a plan export that cannot be made: a request not
+     │                             finished, a term without dates, no PDF printer (says how)
      ├── MissingArtifactError      a stage asked its case for an artifact no stage produced
      ├── LLMError                  an LLM backend failed (see agents.llm)
      │    ├── LLMConfigError       missing key or bad model settings; says how to fix
@@ -171,6 +173,11 @@ class UnknownCourseError(UnknownReferenceError):
 
 class PlanningError(AdvisingError):
     """The planner was given inputs it cannot work with."""
+
+
+class ExportError(AdvisingError):
+    """A plan export (``advise export``) that cannot be made; the message names the request,
+    term or program it needs and what to run or add."""
 
 
 class MissingArtifactError(AdvisingError, LookupError):

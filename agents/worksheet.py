@@ -12,7 +12,7 @@ so in-progress and planned courses show as look-ahead, not progress.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.audit.render import MARKS
 from agents.audit.report import AuditReport, ProgramAudit, RequirementAudit, iter_nodes
@@ -26,6 +26,9 @@ from agents.catalog import (
 )
 from agents.catalog.overrides import effective_catalog
 from agents.reports import render
+
+if TYPE_CHECKING:
+    from agents.nearby import CloseProgram, CloseReport
 
 WORDS = {"met": "met", "partly_met": "in progress", "unmet": "not started"}
 
@@ -137,9 +140,14 @@ def program_view(program: ProgramAudit, tree: Program) -> dict[str, Any]:
 
 
 def worksheet_view(
-    catalog: Catalog, student: StudentRecord, report: AuditReport, changes: list[str] | None = None
+    catalog: Catalog,
+    student: StudentRecord,
+    report: AuditReport,
+    changes: list[str] | None = None,
+    close: CloseReport | None = None,
 ) -> dict[str, Any]:
-    """What the worksheet templates are given."""
+    """What the worksheet templates are given (``close``: the programs the student could
+    add, shown when given)."""
     effective = effective_catalog(catalog, student)
     programs = [program_view(p, effective.program(p.code)) for p in report.programs]
     counted = {c.course for _, node in iter_nodes(report) for c in node.counted}
@@ -183,6 +191,42 @@ def worksheet_view(
         "exceptions": report.exceptions,
         "changes": changes or [],
         "warnings": report.warnings,
+        "close": close_view(close) if close is not None else None,
+    }
+
+
+def close_view(close: CloseReport) -> dict[str, Any]:
+    """The programs-you-are-close-to section: baseline, ranked rows with the courses still
+    needed, the programs that would delay graduation and the ones not planned."""
+    return {
+        "programs": ", ".join(close.programs),
+        "graduation": close.baseline_graduation_term or "",
+        "units": credits_text(close.baseline_units),
+        "reasons": close.baseline_reasons,
+        "rows": [_close_row(p) for p in close.close],
+        "delayed": [_close_row(p) for p in close.delayed],
+        "skipped": [s.model_dump() for s in close.skipped],
+    }
+
+
+def _close_row(p: CloseProgram) -> dict[str, Any]:
+    courses = [
+        {"course": n.course, "title": n.title, "units": credits_text(n.units), "term": n.term,
+         "fills": ", ".join(n.fills)}
+        for n in p.courses
+    ]  # fmt: skip
+    return {
+        "code": p.code,
+        "name": p.name,
+        "kind": p.kind,
+        "status": p.status,
+        "extra": credits_text(p.extra_units),
+        "remaining": credits_text(p.remaining_units),
+        "counted": credits_text(p.units_counted),
+        "graduation": p.graduation_term or "",
+        "proved": p.plan_status == "optimal",
+        "reasons": p.reasons,
+        "courses": courses,
     }
 
 

@@ -33,8 +33,10 @@ from pipeline.cli_common import (
     Handler,
     package_version,
 )
+from pipeline.cli_export import add_export
 from pipeline.cli_run import add_batch, add_resume, add_run
 from pipeline.cli_status import add_diagram, add_show, add_status
+from pipeline.cli_student import add_student
 
 # Subcommand registrars, in the order --help lists them.
 REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: ignore[type-arg]
@@ -45,9 +47,11 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
     add_deny,
     add_status,
     add_show,
+    add_export,
     add_diagram,
     add_catalog,
     add_audit,
+    add_student,
 ]
 
 

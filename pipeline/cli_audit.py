@@ -1,5 +1,6 @@
 """The ``advise audit`` command: a student's degree audit as text or JSON, with what-if
-programs (``--add-program``) and proposed advisor exceptions (``--exception``)."""
+programs (``--add-program``), proposed advisor exceptions (``--exception``) and the
+programs the student is close to (``--close``, see ``agents.nearby``)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,14 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.cli_common import EXIT_OK, Formatter
+from pipeline.cli_common import EXIT_OK, Formatter, positive
 
 if TYPE_CHECKING:
     from agents.audit import AuditReport
+    from agents.nearby import CloseProgram, CloseReport
+
+# agents.nearby.KIND_ORDER, named here so that parsing never loads the solver.
+CLOSE_KINDS = ("minor", "concentration", "major")
 
 
 def add_audit(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -26,10 +31,14 @@ def add_audit(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         "--add-program audits a program the student\nhas not declared (what-if).\n\n"
         "--exception FILE shows what proposed advisor exceptions (an exceptions file, see\n"
         "exceptions.schema.json) would change before they are granted.\n\n"
+        "--close [N] plans the programs the student could add (minors, then concentrations)\n"
+        "and lists the N that fit without delaying graduation, fewest extra units first;\n"
+        "with --html/--md the worksheet gets a section for them.\n\n"
         "examples:\n  advise audit demos/students/is-junior-cs-minor.json\n"
         "  advise audit demos/students/is-junior-cs-minor.json --add-program CS-MIN --json\n"
         "  advise audit demos/students/is-senior.json --exception demos/exceptions/is-senior.json\n"
-        "  advise audit demos/students/is-senior.json --add-program CS-MIN --html -o audit.html",
+        "  advise audit demos/students/is-senior.json --add-program CS-MIN --html -o audit.html\n"
+        "  advise audit demos/students/econ-junior.json --close 3",
     )
     p.add_argument("student", help="student record JSON file")
     p.add_argument(
@@ -52,6 +61,22 @@ def add_audit(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         metavar="YYYY-MM-DD",
         help="day exceptions are judged on (expired ones are ignored; default: today)",
     )
+    p.add_argument(
+        "--close",
+        nargs="?",
+        const=0,
+        type=positive,
+        metavar="N",
+        help="the programs the student could add without delaying graduation, planned and "
+        "ranked (the best N; default: all); text and --json show these instead of the audit",
+    )
+    p.add_argument(
+        "--close-kinds",
+        default="minor,concentration",
+        type=_kinds,
+        metavar="KINDS",
+        help="kinds of program --close considers, comma-separated, from: " + ", ".join(CLOSE_KINDS),
+    )
     p.add_argument("--catalog", help="catalog JSON file (default: the bundled sample)")
     shape = p.add_mutually_exclusive_group()
     shape.add_argument("--json", action="store_true", help="print the audit as JSON")
@@ -64,6 +89,17 @@ def add_audit(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         "--templates", metavar="DIR", help="directory of templates overriding the shipped ones"
     )
     p.set_defaults(handler=_cmd_audit)
+
+
+def _kinds(text: str) -> list[str]:
+    """An argparse type: 'minor,major' -> ['minor', 'major'], each a kind one may add."""
+    kinds = [k.strip().lower() for k in text.split(",") if k.strip()]
+    bad = [k for k in kinds if k not in CLOSE_KINDS]
+    if bad or not kinds:
+        raise argparse.ArgumentTypeError(
+            f"expected kinds from {', '.join(CLOSE_KINDS)}, got {text!r}"
+        )
+    return kinds
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
@@ -101,12 +137,25 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         gone = [use_of(e, "expired", f"expired on {e.expires} (judged on {day})") for e in expired]
         report = report.model_copy(update={"exceptions": [*report.exceptions, *gone]})
         was = audit(cat, before, add_programs=adds) if args.exception else None
-        if args.json:
+        close = None
+        if args.close is not None:
+            from agents.nearby import close_programs
+
+            programs = list(dict.fromkeys([*student.programs, *adds]))
+            limit = args.close or None
+            close = close_programs(
+                cat, student, programs=programs, limit=limit, kinds=args.close_kinds
+            )
+        if close is not None and args.json:
+            text = json.dumps(close.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
+        elif args.json:
             text = json.dumps(report.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
         elif args.html or args.md:
             changes = changed_requirements(was, report) if was is not None else []
-            view = worksheet_view(cat, student, report, changes)
+            view = worksheet_view(cat, student, report, changes, close)
             text = worksheet_html(view) if args.html else worksheet_markdown(view)
+        elif close is not None:
+            text = render_close(close, student.name) + "\n"
         else:
             text = render_audit(report) + "\n"
             if was is not None:
@@ -141,3 +190,69 @@ def what_changes(before: AuditReport, after: AuditReport) -> str:
     if not lines:
         return f"{head}\n  no requirement changes status"
     return head + "\n" + "\n".join(lines)
+
+
+def render_close(report: CloseReport, name: str) -> str:
+    """The programs ``name`` could add (``agents.nearby.CloseReport``) as a text table,
+    each with the courses still needed, then the ones that would delay graduation and the
+    ones not planned."""
+    from agents.catalog import format_credits, unit_name
+
+    c = report.constraints
+    grad = report.baseline_graduation_term
+    lines = [
+        f"Programs {name} could add without delaying graduation",
+        f"Baseline: {', '.join(report.programs)} - "
+        + (
+            f"graduates {grad} with {format_credits(report.baseline_units)} {unit_name()} "
+            f"planned ({report.baseline_status})"
+            if grad is not None
+            else "no plan: " + "; ".join(report.baseline_reasons)
+        ),
+        f"Each plan: at most {format_credits(c.max_units_per_term)} {unit_name()} a term, "
+        f"target {c.target_term or 'none'}, solver limit {c.time_limit_s:g} s",
+        "",
+    ]
+    if report.close:
+        lines.append(f"{'#':>3}  {'Program':<10} {'Kind':<13} {'Extra':>6} {'Remaining':>9}  "
+                     "Graduates")  # fmt: skip
+        for i, p in enumerate(report.close, 1):
+            lines.append(
+                f"{i:>3}  {p.code:<10} {p.kind:<13} {format_credits(p.extra_units):>6} "
+                f"{format_credits(p.remaining_units):>9}  {p.graduation_term}"
+                + ("" if p.plan_status == "optimal" else " (not proved optimal)")
+            )
+            lines += _needed_lines(p)
+        lines.append(
+            f"Extra: {unit_name()} beyond the baseline plan; Remaining: {unit_name()} of the "
+            "planned courses that count toward the program."
+        )
+    elif grad is not None:
+        lines.append("None fits without delaying graduation.")
+    later = [p for p in report.delayed if p.status == "delays"]
+    if later:
+        lines += ["", "Would delay graduation:"]
+        lines += [
+            f"  {p.code:<10} {p.kind:<13} to {p.graduation_term}, "
+            f"{format_credits(p.extra_units)} extra {unit_name()}"
+            for p in later
+        ]
+    never = [p for p in report.delayed if p.status == "infeasible"]
+    if never:
+        lines += ["", "No plan with the baseline programs:"]
+        lines += [f"  {p.code:<10} {p.kind:<13} {'; '.join(p.reasons)}" for p in never]
+    if report.skipped:
+        lines += ["", "Not planned:"]
+        lines += [f"  {s.code:<10} {s.kind:<13} {s.reason}" for s in report.skipped]
+    return "\n".join(lines)
+
+
+def _needed_lines(p: CloseProgram) -> list[str]:
+    from agents.catalog import credits_text
+
+    if not p.courses:
+        return ["       nothing left to take: the record already meets it"]
+    return [
+        f"       {n.term}  {n.course} {n.title} ({credits_text(n.units)}): {', '.join(n.fills)}"
+        for n in p.courses
+    ]

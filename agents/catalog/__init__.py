@@ -62,6 +62,7 @@ from agents.catalog.student import (
     check_student_against_catalog,
     load_student,
 )
+from agents.catalog.term_dates import TermDates, TermSpan, TypicalDates
 from agents.catalog.terms import (
     SEMESTER_CALENDAR,
     TERM_CODE_PATTERN,
@@ -111,7 +112,10 @@ __all__ = [
     "StandingCond",
     "StudentRecord",
     "Term",
+    "TermDates",
     "TermKind",
+    "TermSpan",
+    "TypicalDates",
     "UnitsCond",
     "active_calendar",
     "catalog_fingerprint",

@@ -7,11 +7,13 @@ rules and full-time status apply; the planner uses them by default) and which op
 kind's code followed by the calendar year: ``F2026``, ``T12027``, ``W2027``.
 
 Everything about terms derives from the calendar: parsing codes and readable names
-("Fall 2026", "2027 winter", "J-term 2027"), ordering, the next regular term, labels and
-academic years. ``Term.parse`` reads with the calendar in use: the catalog's, bound by
-``use_calendar`` around a stage, an audit, a plan or a check; outside any binding it is the
-semester calendar of catalog format version 1 (spring, summer, fall), so a text in another
-calendar's codes fails loudly rather than being misread.
+("Fall 2026", "2027 winter", "J-term 2027"), ordering, the next regular term, labels,
+academic years, and when a term runs (``Calendar.span``: the published ``dates``, else the
+kind's ``typical_dates``; see ``agents.catalog.term_dates``). ``Term.parse`` reads with
+the calendar in use: the catalog's, bound by ``use_calendar`` around a stage, an audit, a
+plan or a check; outside any binding it is the semester calendar of catalog format version
+1 (spring, summer, fall), so a text in another calendar's codes fails loudly rather than
+being misread.
 """
 
 from __future__ import annotations
@@ -27,11 +29,18 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from agents.catalog.base import CatalogModel
+from agents.catalog.term_dates import TERM_CODE_PATTERN as TERM_CODE_PATTERN
+from agents.catalog.term_dates import (
+    TermDates,
+    TermSpan,
+    TypicalDates,
+    dates_problem,
+    typical_span,
+)
 from agents.errors import TermError
 
 Season = Literal["spring", "summer", "fall"]
 
-TERM_CODE_PATTERN = r"^[A-Z][A-Z0-9]{0,2}[0-9]{4}$"
 KIND_CODE_PATTERN = r"^[A-Z][A-Z0-9]{0,2}$"
 
 _CODE_RE = re.compile(r"^([A-Z][A-Z0-9]{0,2}?)([0-9]{4})$")
@@ -56,6 +65,11 @@ class TermKind(CatalogModel):
         default_factory=list,
         description="Calendar months (1-12) the term runs in, to read 'May 2027' in requests.",
     )
+    typical_dates: TypicalDates | None = Field(
+        default=None,
+        description="When a term of this kind usually runs, for terms the calendar's dates "
+        "do not list (years no published calendar covers yet).",
+    )
 
 
 class Calendar(CatalogModel):
@@ -70,6 +84,11 @@ class Calendar(CatalogModel):
     academic_year_starts: str = Field(
         description="Code of the kind that opens an academic year (a '2026-27' year starts "
         "with this kind in 2026)."
+    )
+    dates: list[TermDates] = Field(
+        default_factory=list,
+        description="Published first and last days of terms, one entry per term, as the "
+        "registrar's academic calendar gives them; they win over a kind's typical_dates.",
     )
 
     @model_validator(mode="after")
@@ -94,6 +113,9 @@ class Calendar(CatalogModel):
             bad = [m for m in k.months if not 1 <= m <= 12]
             if bad:
                 raise ValueError(f"term kind {k.code}: months must be 1-12, not {bad}")
+        problem = dates_problem(self.dates, self.terms, self.examples())
+        if problem:
+            raise ValueError(problem)
         return self
 
     # ------------------------------------------------------------------ derived lookups
@@ -113,6 +135,19 @@ class Calendar(CatalogModel):
             for word in (k.code, k.name, *k.aliases):
                 out[_norm(word)] = k.code
         return out
+
+    @cached_property
+    def dates_by_term(self) -> dict[str, TermDates]:
+        return {d.term: d for d in self.dates}
+
+    def span(self, term: Term) -> TermSpan | None:
+        """The first and last day of ``term``: its entry in ``dates``, else its kind's
+        ``typical_dates``; None when the calendar has neither."""
+        entry = self.dates_by_term.get(term.code)
+        if entry is not None:
+            return TermSpan(entry.start, entry.end, "dates")
+        typical = self.kind_by_code[term.kind].typical_dates
+        return typical_span(typical, term.year) if typical is not None else None
 
     @cached_property
     def parse_memo(self) -> dict[str, Term]:

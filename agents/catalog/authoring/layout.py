@@ -164,11 +164,30 @@ def _calendar(directory: Path, head: dict[str, Any], problems: list[str]) -> Cal
     except ValidationError as exc:
         for err in exc.errors():
             where = ".".join(str(p) for p in err["loc"])
+            msg = err["msg"].removeprefix("Value error, ")
             problems.append(
-                f"institution.yaml: calendar{'.' + where if where else ''}: {err['msg']} - "
+                f"institution.yaml: calendar{'.' + where if where else ''}: {msg} - "
                 "see 'calendar' in docs/catalog-guide.md"
             )
-        return SEMESTER_CALENDAR
+        return _undated(head["calendar"])
+
+
+def _undated(raw: Any) -> Calendar:
+    """The calendar without its term dates, to read the other files with when only the
+    dates are wrong (so a mistyped date is one problem, not one per course); else the
+    semester calendar."""
+    if isinstance(raw, dict) and isinstance(raw.get("terms"), list):
+        kinds = [
+            {k: v for k, v in kind.items() if k != "typical_dates"}
+            if isinstance(kind, dict)
+            else kind
+            for kind in raw["terms"]
+        ]
+        try:
+            return Calendar.model_validate({**raw, "terms": kinds, "dates": []})
+        except ValidationError:
+            pass
+    return SEMESTER_CALENDAR
 
 
 def read_layout(directory: Path) -> tuple[dict[str, Any], SourceMap, list[str]]:

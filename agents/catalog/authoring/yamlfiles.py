@@ -8,6 +8,7 @@ last one, are reported.
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,19 @@ def read_yaml(
     smap.add(base, f"{name}:1")
     if node is not None:
         _walk(node, (), name, base, smap, problems)
-    return True, value
+    return True, _json_dates(value)
+
+
+def _json_dates(value: Any) -> Any:
+    """``value`` with every date YAML read (an unquoted ``2027-08-30``) as the text JSON
+    holds it in: the catalog's JSON Schema checks a date as a string."""
+    if isinstance(value, dt.date):  # a datetime too
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {k: _json_dates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_dates(v) for v in value]
+    return value
 
 
 def parse_front_matter(

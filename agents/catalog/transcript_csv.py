@@ -1,0 +1,133 @@
+"""Reading a plain CSV transcript: one course per line under a header.
+
+The file is UTF-8 (a byte-order mark is fine), comma-separated, with a header line naming
+its columns in any order and case:
+
+=========  ======================================================================
+term       the term: a code ('F2024'), words ('Fall 2024') or a date ('2024-09');
+           may be blank only on transfer/AP/exam lines (credited to the start term)
+course     the catalog's course code; case, spaces and hyphens are ignored
+grade      a grade of the catalog's scale; blank or 'IP' means in progress
+credits    the course's credits as the transcript lists them; blank means the
+           catalog's units
+source     optional: institution (the default), transfer, ap or exam (PESC credit
+           basis words such as AdvancedPlacement are accepted too)
+title      optional, for the reader's eyes only: it is not checked
+=========  ======================================================================
+
+Blank lines are skipped. A file without the header or with unknown columns cannot be
+used (``StudentRecordError``); a line with the wrong number of cells is reported and kept out.
+The student's id, name and programs are not in the file: the command line gives them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from agents.catalog.transcript import IN_PROGRESS_GRADES, Cell, Problem, Transcript
+from agents.catalog.transcript import TranscriptCourse as Course
+from agents.errors import StudentRecordError
+
+REQUIRED = ("term", "course", "grade", "credits")
+OPTIONAL = ("source", "title")
+COLUMNS_HELP = "term, course, grade, credits (optional: source, title)"
+
+
+def read_csv(data: bytes, source: str) -> Transcript:
+    """The transcript in CSV ``data`` (the bytes of file ``source``)."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise StudentRecordError(
+            source,
+            [f"line {line}: not UTF-8 text (byte {data[exc.start]:#04x}); save the CSV as "
+             "UTF-8"],
+        ) from None  # fmt: skip
+    if not text.strip():
+        raise StudentRecordError(
+            source, [f"the file is empty; a CSV transcript starts with the header {_header()}"]
+        )
+    rows = csv.reader(io.StringIO(text, newline=""), strict=True)
+    courses: list[Course] = []
+    problems: list[Problem] = []
+    header: list[str] | None = None
+    columns: dict[str, int] = {}
+    try:
+        for cells in rows:
+            if not any(c.strip() for c in cells):
+                continue
+            line = rows.line_num
+            if header is None:
+                header, columns = cells, _columns(cells, line, source)
+                continue
+            if len(cells) != len(header):
+                problems.append(
+                    Problem(line, "", f"{len(cells)} cells where the header has "
+                            f"{len(header)}; the line is left out")
+                )  # fmt: skip
+                continue
+            courses.append(_course(cells, columns, line))
+    except csv.Error as exc:
+        raise StudentRecordError(
+            source, [f"line {rows.line_num}: not readable as CSV: {exc}; check its quotes"]
+        ) from None
+    return Transcript(source, "csv", courses=tuple(courses), problems=tuple(problems))
+
+
+def _header() -> str:
+    return ",".join(REQUIRED)
+
+
+def _columns(header: list[str], line: int, source: str) -> dict[str, int]:
+    """Column name -> index; a header that lacks a required column, names an unknown one
+    or repeats one is a ``StudentRecordError``."""
+    names = [h.strip().casefold() for h in header]
+    if not set(REQUIRED) & set(names):
+        shown = ",".join(header)
+        raise StudentRecordError(
+            source,
+            [f"line {line}: no header: the first line must name the columns "
+             f"{COLUMNS_HELP}; it reads {shown!r}"],
+        )  # fmt: skip
+    problems = []
+    missing = [c for c in REQUIRED if c not in names]
+    if missing:
+        noun = "column" if len(missing) == 1 else "columns"
+        problems.append(
+            f"line {line}: missing {noun} {', '.join(map(repr, missing))}; the header must "
+            f"name {COLUMNS_HELP}"
+        )
+    for i, name in enumerate(names):
+        if name not in REQUIRED + OPTIONAL:
+            problems.append(
+                f"line {line}: unknown column {header[i].strip()!r}; the columns are "
+                f"{COLUMNS_HELP} - rename or remove it"
+            )
+        elif names.index(name) != i:
+            problems.append(f"line {line}: column {name!r} is named twice; keep one")
+    if problems:
+        raise StudentRecordError(source, problems)
+    return {name: i for i, name in enumerate(names)}
+
+
+def _course(cells: list[str], columns: dict[str, int], line: int) -> Course:
+    def cell(name: str) -> Cell | None:
+        i = columns.get(name)
+        if i is None:
+            return None
+        return Cell(cells[i].strip(), line, f"column {name}")
+
+    term, code, grade, credits = (cell(name) for name in REQUIRED)
+    assert code is not None and term is not None and grade is not None
+    source = cell("source")
+    return Course(
+        code=code,
+        terms=(term,) if term.value else (),
+        grade=grade,
+        credits=credits if credits is not None and credits.value else None,
+        source=source if source is not None and source.value else None,
+        in_progress=grade.value.upper() in IN_PROGRESS_GRADES,
+        at=Cell(",".join(cells), line, ""),
+    )

@@ -1,0 +1,68 @@
+"""The plan as CSV: one row per planned course, for spreadsheets and registration tools.
+
+Columns, in order: ``term`` (code), ``term_name``, ``course``, ``title``, ``units``,
+``counts_toward`` (requirement ids joined with '; '), ``status`` (``registered`` when the
+student is already registered for the course in that term, else ``planned``), and for the
+next term's courses ``section``, ``days``, ``start``, ``end`` and ``location`` (empty when
+unknown or in a later term). A section that meets more than once a week (a lecture and a
+lab) lists its meetings in the same order in ``days``, ``start``, ``end`` and ``location``,
+joined with '; '. Rows follow the plan: terms in order, courses as planned. The text is
+RFC 4180 CSV (CRLF line ends), byte-identical for the same plan.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Collection
+
+from agents.artifacts import Recommendation
+from agents.catalog import Catalog
+from agents.export_plan import PlannedCourse, plan_export, units_text
+
+COLUMNS = (
+    "term",
+    "term_name",
+    "course",
+    "title",
+    "units",
+    "counts_toward",
+    "status",
+    "section",
+    "days",
+    "start",
+    "end",
+    "location",
+)
+JOIN = "; "
+
+
+def plan_csv(
+    rec: Recommendation, catalog: Catalog, registered: Collection[tuple[str, str]] = ()
+) -> str:
+    """The CSV text of the plan of ``rec`` (see the module docstring for the columns)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(COLUMNS)
+    for course in plan_export(rec, catalog, registered).courses:
+        writer.writerow(row(course))
+    return out.getvalue()
+
+
+def row(c: PlannedCourse) -> list[str]:
+    """One course's cells, in ``COLUMNS`` order."""
+    ms = c.meetings
+    return [
+        c.term,
+        c.term_name,
+        c.course,
+        c.title,
+        units_text(c.units),
+        JOIN.join(c.counts_toward),
+        c.status,
+        c.section or "",
+        JOIN.join(m.days for m in ms),
+        JOIN.join(m.start for m in ms),
+        JOIN.join(m.end for m in ms),
+        JOIN.join(m.location or "" for m in ms) if any(m.location for m in ms) else "",
+    ]
