@@ -219,8 +219,26 @@ def plan_risks(ctx: PlanCheck, intake: IntakeResult) -> list[Risk]:
                 term=nt.term,
             )
         )
+    risks += [_forced(finding) for finding in s.forced]
     risks += [Risk(kind="other", message=f"plan verifier: {d}") for d in s.verification]
     return risks
+
+
+def _forced(finding: str) -> Risk:
+    """A check the student chose to override by forcing a course in: it stands as a risk
+    with what must happen before registration, never as a silent pass."""
+    kind, _, what = finding.partition(": ")
+    if kind == "offering":
+        then = (
+            "you asked for it anyway, so it stands only if the department runs it then; "
+            "confirm before registration, or the course moves to a term it is offered"
+        )
+    else:
+        then = (
+            "you asked to take it anyway, so register only with the instructor's or the "
+            "department's permission (a prerequisite override)"
+        )
+    return Risk(kind="forced", message=f"{what}; {then}")
 
 
 def _below_full_time(ctx: PlanCheck, term: str, courses: list[str]) -> str:

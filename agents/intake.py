@@ -34,6 +34,7 @@ from agents.catalog.lookup import resolve_program
 from agents.catalog.years import choose, year_start
 from agents.errors import UnknownProgramError
 from agents.intake_goals import Collector, read_goals, term_or_ask
+from agents.intake_overrides import read_overrides
 from agents.llm import (
     IntakeExtraction,
     is_relative_target,
@@ -267,10 +268,14 @@ def _constraints(
         not_before=tp.not_before or _clock(ext.not_before, c),
         not_after=tp.not_after or _clock(ext.not_after, c),
     )
+    pins, forced = read_overrides(request, ext, catalog, current, avoid, c)
+    include += [x for x in [*pins, *forced] if x not in include]
     return StudentConstraints(
         terms_away=away,
         include_courses=include,
         avoid_courses=avoid,
+        pin_courses=pins,
+        force_courses=forced,
         interests=interests,
         time_preferences=prefs,
     )

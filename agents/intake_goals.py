@@ -82,6 +82,7 @@ def read_goals(request: PlanRequest, ext: IntakeExtraction, current: Term, c: Co
         max_courses_per_term=courses if courses and courses > 0 else None,
         optional_terms=terms,
         optional_kinds=kinds,
+        close_programs=request.close_programs or ext.close_programs,
     )
 
 

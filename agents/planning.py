@@ -80,7 +80,10 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
             code: nxt.code
             for code in intake.constraints.include_courses
             if code in tools.catalog.course_by_code
-            and tools.catalog.course(code).offered.offered_in(nxt)
+            and (
+                tools.catalog.course(code).offered.offered_in(nxt)
+                or code in intake.constraints.force_courses
+            )
         }
         asked = credit_sum(tools.catalog.course(c).units for c in fixed)
         p = intake.profile
@@ -91,7 +94,8 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
             # the critique then says which rule that load breaks and whether it may be
             # approved, instead of the request ending "infeasible" unexplained.
             term_caps[nxt.code] = asked
-    # Courses the student is registered for stay where they are.
+    # The student's own pins hold, and so do the courses they are registered for.
+    fixed.update(intake.constraints.pin_courses)
     student = intake.student
     for r in student.registered if student is not None else []:
         if r.course in tools.catalog.course_by_code and Term.parse(r.term) >= Term.parse(first):
@@ -109,6 +113,7 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
         target_term=goals.target_graduation,
         include=list(intake.constraints.include_courses),
         avoid=list(intake.constraints.avoid_courses),
+        forced=list(intake.constraints.force_courses),
     )
 
 

@@ -7,8 +7,8 @@ for the next scheduling round, recording every change (field, before, after, rea
 - ``needs_approval`` changes nothing: an approval is a person's decision, asked for when
   the run stops in ``awaiting_approval`` (``approvals_assumed`` is no longer set; it is
   read only from older checkpoints);
-- ``avoid_course`` also unpins and un-includes the course, or the set would contradict
-  itself.
+- ``avoid_course`` also unpins, un-forces and un-includes the course, or the set would
+  contradict itself.
 
 A critique whose suggestions leave the constraint set as it was gives ``no_change`` (the
 loop ends instead of spinning); an approved or not-needed critique gives ``not_needed``.
@@ -140,6 +140,7 @@ def _apply(data: dict[str, Any], mod: Modification) -> dict[str, Any]:
                 "avoid": sorted({*data["avoid"], course}),
                 "include": [c for c in data["include"] if c != course],
                 "fixed": {c: t for c, t in data["fixed"].items() if c != course},
+                "forced": [c for c in data["forced"] if c != course],
             }
         case "move_course" if course and term:
             return {"fixed": {**data["fixed"], course: term}}

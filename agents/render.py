@@ -7,7 +7,9 @@ prepares their view - labels, sentences, what each course counts toward - so the
 only decide wording and layout. Every piece of text may come from a student (the request
 text, their name, questions quoted back): the HTML template autoescapes it, the Markdown
 view escapes '<'. The HTML keeps stable ids and classes for browser tests:
-``#semester-grid .term``, ``#negotiation .round``, ``#citations .citation``, ``#letter``.
+``#semester-grid .term``, ``#negotiation .round``, ``#citations .citation``, ``#letter``,
+``#alternatives .alternative`` (``data-rank``, ``data-kind``; ``.label``, ``.difference``,
+``.alternative-grid .term``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,14 @@ from typing import Any
 
 from agents.artifacts import NextTermSections, Recommendation, ScheduledTerm
 from agents.catalog import term_label, unit_name
-from agents.render_parts import counter_intro, decision_lines, exception_lines
+from agents.render_parts import (
+    alternative_facts,
+    close_view,
+    counter_intro,
+    decision_lines,
+    exception_lines,
+    program_labels,
+)
 from agents.reports import render, round_sentences
 
 OUTCOME_LABEL: dict[str, str] = {
@@ -108,6 +117,8 @@ def view(rec: Recommendation) -> dict[str, Any]:
         "unit": unit_name(),
         "outcome_label": OUTCOME_LABEL[rec.outcome],
         "intent": _words(rec.intent),
+        "programs": program_labels(rec),
+        "close": close_view(rec),
         "graduation": term_label(rec.graduation_term),
         "plan": [_term(t) for t in rec.plan],
         "no_plan": _no_plan(rec),
@@ -119,6 +130,9 @@ def view(rec: Recommendation) -> dict[str, Any]:
             "intro": counter_intro(rec),
             "terms": [_term(t) for t in cp.terms],
         },
+        "alternatives": [
+            {**alternative_facts(a), "terms": [_term(t) for t in a.terms]} for a in rec.alternatives
+        ],
         "risks": [
             {
                 "kind": r.kind,

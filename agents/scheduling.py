@@ -82,7 +82,7 @@ def place(
         result = proposal.plan  # the requirements stage solved exactly this
     else:
         result = plan(tools.catalog, intake.student, programs, pc)
-    choice = _sections(result, intake, tools)
+    choice = first_term_sections(result, intake, tools)
     moved: list[str] = []
     clashed = choice is not None and choice.status == "clash"
     if choice is not None and (clashed or choice.free_time_conflicts):
@@ -119,6 +119,11 @@ def place(
             else None,
             next_term=choice.term if choice is not None else None,
         )
+        # A forced course breaks the checks the student chose to override: that is reported
+        # to the critique as such, not as a defect of the planner.
+        forced = [d for d in defects if d.course in cs.forced and d.kind in FORCIBLE]
+        defects = [d for d in defects if d not in forced]
+        schedule.forced = [f"{d.kind}: {d.message}" for d in forced]
         schedule.verification = [f"{d.kind}: {d.message}" for d in defects]
         if defects:
             log.error(
@@ -137,8 +142,11 @@ def place(
     return schedule
 
 
-def _sections(result: PlanResult, intake: IntakeResult, tools: Toolbox) -> SectionChoice | None:
-    """Sections for the first term that has courses (None when the plan has none)."""
+def first_term_sections(
+    result: PlanResult, intake: IntakeResult, tools: Toolbox
+) -> SectionChoice | None:
+    """Sections for the first term that has courses (None when the plan has none), as the
+    student's time wishes and wanted courses ask."""
     first = next((t for t in result.terms if t.courses), None)
     if result.status == "infeasible" or first is None:
         return None
@@ -155,6 +163,8 @@ def _sections(result: PlanResult, intake: IntakeResult, tools: Toolbox) -> Secti
 
 
 CLASH_REPLANS = 3
+# Verifier findings a forced course may have: the checks forcing leaves out.
+FORCIBLE = frozenset({"prerequisite", "corequisite", "offering"})
 
 
 def _avoid_clash(
@@ -195,7 +205,7 @@ def _avoid_clash(
             break
         if Term.parse(again.graduation_term) > grad:
             break
-        again_choice = _sections(again, intake, tools)
+        again_choice = first_term_sections(again, intake, tools)
         if again_choice is None or _cost(again_choice) >= _cost(best_choice):
             break
         if len(again_choice.clashes) == len(best_choice.clashes) and (

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import structlog
 
+from agents.alternative_plans import alternative_plans
 from agents.answers import (
     LETTER_SOURCE,
     STATUS_WORDS,
@@ -24,6 +25,7 @@ from agents.answers import (
     term_label,
 )
 from agents.artifacts import (
+    ApprovalItem,
     ApprovalUse,
     Critique,
     IntakeResult,
@@ -41,6 +43,7 @@ from agents.catalog import Catalog, unit_name
 from agents.catalog.exceptions import ExceptionUse, use_of
 from agents.catalog.overrides import effective_catalog
 from agents.policy import applicable_rules, num
+from agents.suggestions import close_report
 from agents.toolbox import Toolbox
 
 log = structlog.get_logger(__name__)
@@ -266,6 +269,9 @@ def run(case: Case, tools: Toolbox) -> Recommendation:
         list(case.negotiation),
         case.need_outcome(),
         tools,
+        alternatives=case.request.alternatives,
+        decisions=case.approvals,
+        close=case.need_intake().goals.close_programs,
     )
 
 
@@ -277,8 +283,14 @@ def synthesize(
     rounds: list[NegotiationRound],
     outcome: Outcome,
     tools: Toolbox,
+    *,
+    alternatives: int = 0,
+    decisions: tuple[ApprovalItem, ...] = (),
+    close: int = 0,
 ) -> Recommendation:
-    """Build the Recommendation and its letter."""
+    """Build the Recommendation and its letter; with ``alternatives``, that many checked
+    plans beside the recommended one (``agents.alternative_plans``), found once, here; with
+    ``close``, the programs close by (``agents.suggestions``)."""
     catalog = tools.catalog
     risks = collect_risks(schedule, critique)
     violations = [] if outcome in ("approved", "approved_with_risks") else critique.violations
@@ -310,6 +322,9 @@ def synthesize(
         if doc is not None:
             citations += [cite(catalog, doc.id, s.id) for s in doc.sections]
     citations += [a.citation for a in critique.approvals]
+    others, others_note = alternative_plans(
+        intake, proposal, schedule, critique, outcome, alternatives, tools, decisions
+    )
     draft = Recommendation(
         request_id=intake.request_id,
         student_id=intake.profile.student_id,
@@ -323,11 +338,14 @@ def synthesize(
         + years_phrase(catalog_years(proposal)),
         programs=list(intake.target_programs),
         catalog_years=catalog_years(proposal),
+        close_programs=close_report(intake, schedule, close, tools),
         plan=list(schedule.terms),
         graduation_term=schedule.graduation_term,
         next_term=schedule.next_term,
         counter_proposal=schedule.counter_proposal,
         target_blockers=list(schedule.target_blockers),
+        alternatives=others,
+        alternatives_note=others_note,
         risks=risks,
         violations=list(violations),
         citations=dedupe_citations(citations),

@@ -66,6 +66,9 @@ def json_line(report: SuiteReport, code: int) -> dict[str, Any]:
         "matches_planner_optimum": opt["matches_planner_optimum"],
         "proven_optimal": opt["proven_optimal"],
         "at_lower_bound": opt["at_lower_bound"],
+        "alternatives_shown": s["alternatives"]["shown"],
+        "alternatives_labels_match": s["alternatives"]["labels_match"],
+        "invalid_alternatives": len(s["alternatives"]["invalid"]),
         "deterministic": s["deterministic"],
         "throughput_rps": s["throughput_rps"],
         "backend": report.backend,
@@ -137,6 +140,11 @@ def print_table(report: SuiteReport) -> None:
             _pct(s["label_accuracy"]),
             f"{len(s['label_mismatches'])} off",
         ),
+        (
+            "alternatives: labels",
+            _pct(s["alternatives"]["labels_match"]),
+            f"{s['alternatives']['shown']} shown, {len(s['alternatives']['invalid'])} invalid",
+        ),
         ("optimal = planner re-run", _pct(opt["matches_planner_optimum"]), "graduation term"),
         ("proven optimal", _pct(opt["proven_optimal"]), "CP-SAT status"),
         ("at the simple lower bound", _pct(opt["at_lower_bound"]), "units/cap, chains"),
@@ -166,6 +174,8 @@ def print_table(report: SuiteReport) -> None:
     ):
         for item in s[key]:
             print(f"{label}: {item}")
+    for item in s["alternatives"]["invalid"]:
+        print(f"alternatives failing a check: {item}")
 
 
 def print_details(results: Sequence[ScenarioResult]) -> None:

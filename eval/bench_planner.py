@@ -18,6 +18,11 @@ graduation earlier / later than the greedy's, or the same term with fewer / more
 (only where the greedy's plan itself passes the verifier; ``greedy_invalid`` counts the
 greedy plans that do not, e.g. because the greedy ignores sharing limits).
 
+With ``--alternatives K`` each feasible plan also gets up to K alternatives
+(``agents.planner.alternatives``), each through the verifier: ``alternatives`` reports the
+extra time (p50/p95/max over the plans), how many were found, verified, equally good or
+next best, and the plans with fewer than K (no further plan exists).
+
 With ``--json`` the last line printed is one JSON object: the figures over every plan, and
 under ``catalogs`` the same figures per catalog. ``--strict`` exits 1 when a target is
 missed (on any catalog) (median <= 100 ms, p95 <= 1 s, worse_than_greedy == 0).
@@ -58,7 +63,14 @@ from agents.catalog import (
     load_student,
     use_catalog,
 )
-from agents.planner import PlanConstraints, PlannedTerm, PlanResult, free_elective_fit, plan
+from agents.planner import (
+    PlanConstraints,
+    PlannedTerm,
+    PlanResult,
+    alternatives,
+    free_elective_fit,
+    plan,
+)
 from agents.policy import catalog_load_caps
 from agents.verifier import verify_plan
 
@@ -373,14 +385,26 @@ class Row:
     electives_fit: int = 0
     """Of those, the ones at or above the student's level and of interest or in a program's
     subject (``agents.planner.fit``)."""
+    alt_ms: float | None = None
+    """Extra time for the alternatives (None: none asked for, or no plan)."""
+    alt_kinds: list[str] = field(default_factory=list)
+    """Kind of each alternative found ('equally_good', 'next_best', 'better')."""
+    alt_verified: int = 0
+    """Alternatives with no verifier defect."""
 
 
-def run_case(catalog: Catalog, student: StudentRecord, programs: list[str]) -> Row:
+def run_case(catalog: Catalog, student: StudentRecord, programs: list[str], k: int = 0) -> Row:
     constraints = PlanConstraints(max_units_per_term=catalog_load_caps(catalog).standard)
     t0 = time.perf_counter()
     result = plan(catalog, student, programs, constraints)
     ms = (time.perf_counter() - t0) * 1000
     defects = verify_plan(catalog, student, programs, constraints, result)
+    alt_ms: float | None = None
+    found = []
+    if k and result.status != "infeasible":
+        t1 = time.perf_counter()
+        found = alternatives(catalog, student, programs, constraints, result, k)
+        alt_ms = (time.perf_counter() - t1) * 1000
     g = greedy(catalog, student, programs, constraints)
     g_valid = g.graduation_term is not None and not verify_plan(
         catalog, student, programs, constraints, _as_result(g)
@@ -414,15 +438,47 @@ def run_case(catalog: Catalog, student: StudentRecord, programs: list[str]) -> R
         compare=compare,
         electives=electives,
         electives_fit=fit,
+        alt_ms=alt_ms,
+        alt_kinds=[a.kind for a in found],
+        alt_verified=sum(
+            not verify_plan(catalog, student, programs, constraints, a.result) for a in found
+        ),
     )
 
 
-def summarize(rows: list[Row]) -> dict[str, Any]:
+def _p95(times: list[float]) -> float:
+    return times[min(len(times) - 1, round(0.95 * (len(times) - 1)))] if times else 0.0
+
+
+def summarize_alternatives(rows: list[Row], k: int) -> dict[str, Any]:
+    """The alternatives' figures: extra time per plan, and what was found."""
+    asked = [r for r in rows if r.alt_ms is not None]
+    times = sorted(r.alt_ms for r in asked if r.alt_ms is not None)
+    kinds = [kind for r in asked for kind in r.alt_kinds]
+    return {
+        "k": k,
+        "plans": len(asked),
+        "extra_ms_p50": round(statistics.median(times), 1) if times else 0.0,
+        "extra_ms_p95": round(_p95(times), 1),
+        "extra_ms_max": round(max(times), 1) if times else 0.0,
+        "found": len(kinds),
+        "verified": sum(r.alt_verified for r in asked),
+        "equally_good": kinds.count("equally_good"),
+        "next_best": kinds.count("next_best"),
+        "better": kinds.count("better"),
+        "fewer_than_k": [f"{r.student} {'+'.join(r.programs)}: {len(r.alt_kinds)}"
+                         for r in asked if len(r.alt_kinds) < k],
+    }  # fmt: skip
+
+
+def summarize(rows: list[Row], k: int = 0) -> dict[str, Any]:
     times = sorted(r.ms for r in rows)
     electives = sum(r.electives for r in rows)
     fitting = sum(r.electives_fit for r in rows)
-    p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))] if times else 0.0
+    p95 = _p95(times)
+    extra = {"alternatives": summarize_alternatives(rows, k)} if k else {}
     return {
+        **extra,
         "plans": len(rows),
         "verified": sum(r.verified for r in rows),
         "optimal": sum(r.status == "optimal" for r in rows),
@@ -448,6 +504,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     p.add_argument("--catalog", type=Path, help="catalog JSON file or directory to bench alone")
     p.add_argument("--students", type=Path, help="student JSON directory (with --catalog)")
+    p.add_argument(
+        "--alternatives",
+        type=int,
+        default=0,
+        choices=range(6),
+        metavar="K",
+        help="also find up to K (0-5) alternatives per plan and time them (default: 0)",
+    )
     args = p.parse_args(argv)
     if args.catalog is not None or args.students is not None:
         pairs = [(str(args.catalog or "sample"), args.catalog, args.students or STUDENTS)]
@@ -459,12 +523,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     for label, path, students in pairs:
         catalog = load_catalog(path)
         with use_catalog(catalog):
-            mine = bench_catalog(catalog, students)
+            mine = bench_catalog(catalog, students, args.alternatives)
         print_rows(console, f"Planner benchmark: {label} (CP-SAT planner vs greedy)", mine)
-        per[label] = summarize(mine)
+        per[label] = summarize(mine, args.alternatives)
         console.print(per[label])
         rows += mine
-    summary = {**summarize(rows), "catalogs": per}
+    summary = {**summarize(rows, args.alternatives), "catalogs": per}
     if args.json:
         print(json.dumps(summary, sort_keys=True))
     missed = any(
@@ -476,8 +540,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 1 if args.strict and missed else 0
 
 
-def bench_catalog(catalog: Catalog, students: Path) -> list[Row]:
-    """Plan every student of ``students`` on ``catalog`` (and again with an added minor)."""
+def bench_catalog(catalog: Catalog, students: Path, k: int = 0) -> list[Row]:
+    """Plan every student of ``students`` on ``catalog`` (and again with an added minor),
+    with up to ``k`` alternatives per plan."""
     files = sorted(students.glob("*.json"))
     if not files:
         raise SystemExit(f"error: no student *.json files in {students}")
@@ -489,12 +554,12 @@ def bench_catalog(catalog: Catalog, students: Path) -> list[Row]:
         PlanConstraints(max_units_per_term=catalog_load_caps(catalog).standard),
     )
     rows: list[Row] = []
-    for k, path in enumerate(files):
+    for i, path in enumerate(files):
         student = load_student(path)
-        rows.append(run_case(catalog, student, list(student.programs)))
-        minor = added_minor(catalog, student, k)
+        rows.append(run_case(catalog, student, list(student.programs), k))
+        minor = added_minor(catalog, student, i)
         if minor is not None:
-            rows.append(run_case(catalog, student, [*student.programs, minor]))
+            rows.append(run_case(catalog, student, [*student.programs, minor], k))
     return rows
 
 
@@ -513,7 +578,11 @@ def print_rows(console: Console, title: str, rows: list[Row]) -> None:
         "verified",
     ):
         table.add_column(col)
+    alts = any(r.alt_ms is not None for r in rows)
+    if alts:
+        table.add_column("alternatives")
     for r in rows:
+        more = [f"{len(r.alt_kinds)} in {r.alt_ms or 0:.0f} ms"] if alts else []
         table.add_row(
             r.student,
             "+".join(r.programs),
@@ -525,6 +594,7 @@ def print_rows(console: Console, title: str, rows: list[Row]) -> None:
             f"{r.greedy_units:g}",
             r.compare,
             "yes" if r.verified else "NO",
+            *more,
         )
     console.print(table)
     for r in rows:

@@ -14,7 +14,9 @@ Per scenario (``evaluate``):
   longest chain of prerequisites still to take);
 - citations: every violation's, risk's and recommendation citation names the section its
   rule cites in the catalog and quotes it exactly; the labeled sections are cited;
-- open questions: the labeled fields are asked.
+- open questions: the labeled fields are asked;
+- alternatives (``eval.alternatives``): each one shown re-verified and distinct, and their
+  labels against the scenario's ``expect.alternatives``.
 
 ``summarize`` folds the per-scenario results into the suite's numbers.
 """
@@ -32,8 +34,10 @@ from agents.artifacts import CitationRef, IntakeResult, RequirementsProposal, Sc
 from agents.catalog import Catalog
 from agents.planner import PlannedTerm, plan
 from agents.planning import to_plan_constraints
+from agents.scheduling import FORCIBLE
 from agents.toolbox import Toolbox
 from agents.verifier import verify_plan
+from eval.alternatives import alternative_defects
 from eval.bounds import enrolled_terms_between, lower_bound
 
 if TYPE_CHECKING:
@@ -75,6 +79,16 @@ class ScenarioResult(_Model):
         default_factory=list,
         description="Exception statuses, planned courses and catalog years that differ from "
         "the label.",
+    )
+    alternatives_expected: list[str] | None = Field(
+        default=None, description="Labeled alternative labels, in order (None: not labeled)."
+    )
+    alternatives_found: list[str] = Field(
+        default_factory=list, description="Labels of the alternatives shown, in order."
+    )
+    alternative_defects: list[str] = Field(
+        default_factory=list,
+        description="Alternatives shown that fail the verifier or repeat an earlier plan.",
     )
     plan_checked: bool = Field(description="A final plan existed and was verified.")
     defects: list[str] = Field(description="Verifier defects of the final plan.")
@@ -146,6 +160,9 @@ def evaluate(run: ScenarioRun, tools: Toolbox, *, resolve: bool = True) -> Scena
         risks_found=r.risks,
         risks_missing=[k for k in exp.risks if k not in r.risks],
         label_mismatches=r.label_mismatches,
+        alternatives_expected=exp.alternatives,
+        alternatives_found=r.alternatives,
+        alternative_defects=r.alternative_defects,
         plan_checked=r.plan_checked,
         defects=r.defects,
         defects_any_round=r.defects_any,
@@ -180,6 +197,8 @@ class _Partial:
     lower_bound: str | None = None
     gap: int | None = None
     label_mismatches: list[str] = field(default_factory=list)
+    alternatives: list[str] = field(default_factory=list)
+    alternative_defects: list[str] = field(default_factory=list)
 
 
 def _run_checks(r: _Partial, run: ScenarioRun, tools: Toolbox, resolve: bool) -> None:
@@ -208,7 +227,25 @@ def _run_checks(r: _Partial, run: ScenarioRun, tools: Toolbox, resolve: bool) ->
         ]
         planned = {c.course for t in rec.plan for c in t.courses}
         r.label_mismatches += [f"plan lacks {c}" for c in exp.plan_includes if c not in planned]
+        r.alternatives = [a.label for a in rec.alternatives]
+        if exp.alternatives is not None and r.alternatives != exp.alternatives:
+            r.label_mismatches.append(
+                f"alternatives: expected {exp.alternatives}, got {r.alternatives}"
+            )
+        r.alternative_defects = alternative_defects(rec, ctx, tools)
         r.label_mismatches += [f"plan has {c}" for c in exp.plan_excludes if c in planned]
+        close = {p.code for p in rec.close_programs.close} if rec.close_programs else set()
+        r.label_mismatches += [
+            f"{code} {'not ' if want else ''}listed as close by"
+            for code, want in exp.close_programs.items()
+            if (code in close) != want
+        ]
+        where = {c.course: t.term for t in rec.plan for c in t.courses}
+        r.label_mismatches += [
+            f"{c} is in {where.get(c, 'no term')}, expected {t}"
+            for c, t in exp.plan_places.items()
+            if where.get(c) != t
+        ]
         r.label_mismatches += [
             f"{code} follows {rec.catalog_years.get(code, 'no')} catalog, expected {year}"
             for code, year in exp.catalog_years.items()
@@ -335,6 +372,8 @@ def _plan_checks(
         f"{d.kind} ({d.term or '-'}): {d.message}"
         for d in defects
         if not (d.kind == "free_time" and d.course and d.course in told)
+        # A check the student overrode by forcing the course, disclosed as a risk.
+        and not (d.course in pc.forced and d.kind in FORCIBLE and d.course in told)
     ]
     grad = final.graduation_term
     bound = lower_bound(tools.catalog, student, programs, pc)
@@ -379,6 +418,8 @@ def summarize(
     pipeline_ms = sum(r.ms for r in ran)
     hard_missed = [f"{r.id}: {x}" for r in results for x in r.hard_missed]
     invalid_plans = [r.id for r in plans if r.defects]
+    labeled_alt = [r for r in results if r.alternatives_expected is not None]
+    shown_alt = [r for r in results if r.alternatives_found]
     return {
         "scenarios": len(results),
         "outcome_accuracy": _ratio(sum(r.outcome_ok for r in results), len(results)),
@@ -420,6 +461,16 @@ def summarize(
         "failed_runs": [r.id for r in results if r.outcome == "failed"],
         "outcome_mismatches": [_mismatch(r) for r in results if not r.outcome_ok],
         "label_accuracy": _ratio(sum(not r.label_mismatches for r in results), len(results)),
+        "alternatives": {
+            "scenarios_labeled": len(labeled_alt),
+            "labels_match": _ratio(
+                sum(r.alternatives_found == r.alternatives_expected for r in labeled_alt),
+                len(labeled_alt),
+            ),
+            "shown": sum(len(r.alternatives_found) for r in results),
+            "scenarios_with_alternatives": len(shown_alt),
+            "invalid": [f"{r.id}: {d}" for r in results for d in r.alternative_defects],
+        },
         "label_mismatches": [f"{r.id}: {m}" for r in results for m in r.label_mismatches],
         "throughput_rps": _ratio(len(ran), pipeline_ms / 1000),
         "pipeline_s": round(pipeline_ms / 1000, 3),
@@ -437,8 +488,12 @@ def _mismatch(r: ScenarioResult) -> str:
 
 
 def exit_code(summary: dict[str, object]) -> int:
-    """1 if a final plan fails the verifier, an expected hard violation is missed, or a
-    run failed; else 0. Outcome accuracy below 1.0 is reported, not fatal: a label the
+    """1 if a final plan or an alternative shown fails the verifier, an expected hard
+    violation is missed, or a run failed; else 0. Outcome accuracy below 1.0 is reported,
+    not fatal: a label the
     pipeline disagrees with is a finding to read, and the labels stay honest."""
     bad = summary["invalid_plans"] or summary["hard_violations_missed"] or summary["failed_runs"]
+    alternatives = summary.get("alternatives")
+    if isinstance(alternatives, dict) and alternatives.get("invalid"):
+        bad = True  # an alternative shown as valid that is not
     return 1 if bad else 0

@@ -64,6 +64,8 @@ Category = Literal[
     "approval",
     "exception",
     "catalog_year",
+    "override",
+    "close_programs",
 ]
 ExpectedOutcome = Outcome | Literal["rejected", "awaiting_approval"]
 
@@ -118,9 +120,24 @@ class Expect(_Model):
     plan_excludes: list[str] = Field(
         default_factory=list, description="Courses the final plan must not contain."
     )
+    plan_places: dict[str, str] = Field(
+        default_factory=dict,
+        description="Courses the final plan must place in a given term (course -> term code).",
+    )
+    close_programs: dict[str, bool] = Field(
+        default_factory=dict,
+        description="Programs the recommendation must (true) or must not (false) list among "
+        "those the student could add without delaying graduation.",
+    )
     catalog_years: dict[str, str] = Field(
         default_factory=dict,
         description="Catalog year the recommendation must say a program follows, by code.",
+    )
+    alternatives: list[str] | None = Field(
+        default=None,
+        description="Labels of the alternatives the recommendation must show, in order, for "
+        "a request that asks for them (e.g. ['Equally good', 'Next best: +3 units']); None: "
+        "not labeled.",
     )
     invalid_path: str | None = Field(
         default=None,

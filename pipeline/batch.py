@@ -52,7 +52,9 @@ def run_batch(
     progress's rate and ETA."""
     started = time.perf_counter()
     report = BatchReport(workers=opts.workers)
-    validator = RequestValidator(opts.exceptions_dir, calendar=opts.calendar)
+    validator = RequestValidator(
+        opts.exceptions_dir, calendar=opts.calendar, alternatives=opts.alternatives
+    )
     seen: dict[str, str] = {}
     summary = SummaryWriter(opts.out_dir)
     report.run_summary = summary.path

@@ -137,14 +137,20 @@ def plan_request_schema() -> dict[str, Any]:
 class RequestValidator:
     """JSON, then the request JSON Schema, then the model, then a safe id; then, given an
     exceptions directory, the student's advisor exceptions file
-    (``<exceptions_dir>/<student id>.json``, if there is one) merged into the record."""
+    (``<exceptions_dir>/<student id>.json``, if there is one) merged into the record; then,
+    given ``alternatives`` (``--alternatives K``), that count for a request that does not
+    set its own (a request's own value, 0 included, wins: it is the more specific wish)."""
 
     def __init__(
-        self, exceptions_dir: Path | None = None, calendar: Calendar | None = None
+        self,
+        exceptions_dir: Path | None = None,
+        calendar: Calendar | None = None,
+        alternatives: int | None = None,
     ) -> None:
         self._schema = plan_request_schema()
         self.exceptions_dir = exceptions_dir
         self.calendar = calendar
+        self.alternatives = alternatives
 
     def check(self, item: InputItem) -> PlanRequest | Invalid:
         """The request, or why it is invalid: a term written in words is read with
@@ -181,6 +187,8 @@ class RequestValidator:
             )
         except UnsafeRequestIdError as exc:
             return Invalid(rid, f"$.request_id: {exc}")
+        if self.alternatives is not None and "alternatives" not in request.model_fields_set:
+            request = request.model_copy(update={"alternatives": self.alternatives})
         return self._with_exceptions(request)
 
     def _with_exceptions(self, request: PlanRequest) -> PlanRequest | Invalid:

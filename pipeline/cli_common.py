@@ -65,3 +65,26 @@ def seconds(text: str) -> float:
     if not 0 < value < float("inf"):  # nan too
         raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
     return value
+
+
+def alternatives_option(p: argparse.ArgumentParser) -> None:
+    """``--alternatives K`` (``advise run`` and ``advise batch``)."""
+    p.add_argument(
+        "--alternatives",
+        type=alternatives_count,
+        metavar="K",
+        help="show up to K (0-5) distinct plans beside the recommended one, each verified, "
+        "with what differs; applies to requests that do not set 'alternatives' themselves "
+        "(a request's own value wins, 0 included)",
+    )
+
+
+def alternatives_count(text: str) -> int:
+    """An argparse type: a whole number from 0 to 5."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 5:
+        raise argparse.ArgumentTypeError(f"expected a number of alternatives 0-5, got {text!r}")
+    return value

@@ -17,6 +17,7 @@ from pipeline.cli_common import (
     EXIT_OK,
     EXIT_USAGE,
     Formatter,
+    alternatives_option,
     console,
     positive,
     seconds,
@@ -132,6 +133,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "  advise run request.json -v\n  advise run request.json --json\n\n" + _ENGINE_HELP,
     )
     p.add_argument("request", help="PlanRequest JSON file")
+    alternatives_option(p)
     _engine_options(p)
     p.set_defaults(handler=_cmd_run)
 
@@ -153,6 +155,7 @@ def add_batch(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         "  head -n 5 demos/requests.jsonl | advise batch - --json\n\n" + _ENGINE_HELP,
     )
     p.add_argument("input", help="JSONL file, directory of JSON files, or '-' (stdin)")
+    alternatives_option(p)
     _engine_options(p, batch=True)
     p.set_defaults(handler=_cmd_batch)
 
@@ -194,6 +197,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
         rerun_stale=args.rerun_stale,
         no_wait=args.no_wait,
         exceptions_dir=Path(args.exceptions) if getattr(args, "exceptions", None) else None,
+        alternatives=getattr(args, "alternatives", None),
         templates=_templates(args),
         console_level=("warning", "info", "debug")[min(args.verbose, 2)],
     )
@@ -270,7 +274,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from agents.catalog import load_catalog
 
     calendar = load_catalog(opts.catalog).calendar  # cached: the run loads it again for free
-    checked = RequestValidator(opts.exceptions_dir, calendar=calendar).check(item)
+    checked = RequestValidator(
+        opts.exceptions_dir, calendar=calendar, alternatives=opts.alternatives
+    ).check(item)
     if isinstance(checked, Invalid):
         raise RequestInputError(f"{args.request}: {checked.message}")
     return _single(args, opts, checked)

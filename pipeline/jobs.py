@@ -59,6 +59,7 @@ class RunOptions:
     rerun_stale: bool = True
     no_wait: bool = False  # approvals a run asks for are denied instead of awaited
     exceptions_dir: Path | None = None  # <dir>/<student id>.json merged into each record
+    alternatives: int | None = None  # --alternatives: for requests that do not set their own
     templates: Path | None = None  # an office's report templates (agents.reports)
     calendar: Calendar | None = None  # the catalog's, for term-code hints in input errors
     current: Fingerprints | None = None  # of the catalog and configuration; None: computed

@@ -194,3 +194,13 @@ def test_a_request_names_the_year_of_an_added_program() -> None:
         ),
     ]
     assert bad.student is not None and bad.student.program_years == {}
+
+
+def test_programs_without_an_early_enough_version_share_one_note(catalog: Catalog) -> None:
+    raw = json.loads((ROOT / "demos" / "students" / "econ-junior.json").read_text())
+    raw["catalog_year"] = "2023-2024"
+    report = audit(catalog, StudentRecord.model_validate(raw))
+    assert report.warnings == [
+        "the catalog holds no version of ECON-BA, PHIL-MIN for the 2023-2024 catalog the "
+        "student follows; they follow the 2026-2027 catalog, the earliest it holds"
+    ]

@@ -84,6 +84,8 @@ def test_suite_has_40_labeled_scenarios_in_every_category() -> None:
         "approval",
         "exception",
         "catalog_year",
+        "override",
+        "close_programs",
     }
     assert all(s.rationale for s in scenarios)
 

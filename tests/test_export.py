@@ -13,8 +13,6 @@ import csv
 import datetime as dt
 import io
 import json
-import os
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +28,7 @@ from pipeline.cli import main
 from pipeline.context import State, WorkflowContext
 from pipeline.logs import configure_logging
 from pipeline.store import CheckpointStore
+from tests.test_browser import _chromium
 
 REPO = Path(__file__).resolve().parents[1]
 PLANNED = "overload-low-gpa"  # a four-year CS plan; registered here for 15-213 in S2027
@@ -242,15 +241,6 @@ def test_a_term_without_dates_names_the_term_and_the_catalog_field(
         "calendar.terms[0].typical_dates, calendar.terms[2].typical_dates as {start: MM-DD, "
         "weekday: M, weeks: 15} (see 'calendar' in docs/catalog-guide.md)"
     ]
-
-
-def _chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found:
-        return found
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail("chromium is not installed; .ci/run installs it (apt-get install chromium)")
-    pytest.skip("chromium is not installed (apt-get install chromium); required in CI")
 
 
 def test_pdf_prints_the_html_report(ws: Path, tmp_path: Path) -> None:

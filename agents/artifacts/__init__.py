@@ -41,10 +41,12 @@ from agents.artifacts.intake import (
     StudentConstraints,
     StudentProfile,
 )
+from agents.artifacts.nearby import CloseProgram, CloseReport, NeededCourse, SkippedProgram
 from agents.artifacts.proposal import ProposedCourse, RequirementsProposal
 from agents.artifacts.recommendation import Recommendation
 from agents.artifacts.request import PlanRequest, TimePreferences
 from agents.artifacts.schedule import (
+    AlternativePlan,
     ConstraintSet,
     CounterProposal,
     NextTermSections,
@@ -86,11 +88,14 @@ def write_schemas(directory: Path | None = None) -> list[Path]:
 __all__ = [
     "ARTIFACT_MODELS",
     "REQUEST_ID_PATTERN",
+    "AlternativePlan",
     "ApprovalItem",
     "ApprovalSource",
     "ApprovalUse",
     "Artifact",
     "CitationRef",
+    "CloseProgram",
+    "CloseReport",
     "ConstraintChange",
     "ConstraintSet",
     "CounterProposal",
@@ -99,6 +104,7 @@ __all__ = [
     "IntakeResult",
     "Intent",
     "Modification",
+    "NeededCourse",
     "NegotiationRound",
     "NextTermSections",
     "OpenQuestion",
@@ -114,6 +120,7 @@ __all__ = [
     "ScheduledCourse",
     "ScheduledTerm",
     "SectionPick",
+    "SkippedProgram",
     "StageStatus",
     "StudentConstraints",
     "StudentProfile",

@@ -48,6 +48,7 @@ RiskKind = Literal[
     "target_missed",
     "sections",
     "repeat",
+    "forced",
     "other",
 ]
 

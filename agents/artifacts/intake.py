@@ -66,6 +66,11 @@ class Goals(Artifact):
         description="Optional kinds of term (kind codes, e.g. 'U') whose every term the plan "
         "may use.",
     )
+    close_programs: int = Field(
+        default=0,
+        description="How many programs close by to list (the request's close_programs, or "
+        "3 when the text asks which minors the student is close to).",
+    )
 
 
 class StudentConstraints(Artifact):
@@ -74,6 +79,13 @@ class StudentConstraints(Artifact):
     terms_away: list[str] = Field(default_factory=list, description="Terms away (codes).")
     include_courses: list[str] = Field(default_factory=list, description="Courses wanted.")
     avoid_courses: list[str] = Field(default_factory=list, description="Courses to avoid.")
+    pin_courses: dict[str, str] = Field(
+        default_factory=dict, description="Courses pinned to a term (course -> term code)."
+    )
+    force_courses: list[str] = Field(
+        default_factory=list,
+        description="Courses planned although a prerequisite or offering check fails.",
+    )
     interests: list[str] = Field(default_factory=list, description="Topics of interest.")
     time_preferences: TimePreferences = Field(
         default_factory=TimePreferences, description="Free days and times."

@@ -21,7 +21,9 @@ from agents.artifacts.critique import (
 from agents.artifacts.intake import (
     OpenQuestion,
 )
+from agents.artifacts.nearby import CloseReport
 from agents.artifacts.schedule import (
+    AlternativePlan,
     CounterProposal,
     NextTermSections,
     ScheduledTerm,
@@ -39,6 +41,11 @@ class Recommendation(Artifact):
     outcome: Outcome = Field(description="Terminal status.")
     summary: str = Field(description="The answer in one or two sentences.")
     programs: list[str] = Field(default_factory=list, description="Programs planned for.")
+    close_programs: CloseReport | None = Field(
+        default=None,
+        description="When the request asked (PlanRequest.close_programs): the programs the "
+        "student could add without delaying graduation, each planned with theirs.",
+    )
     catalog_years: dict[str, str] = Field(
         default_factory=dict,
         description="Catalog year each program follows (the version audited and planned), by "
@@ -56,6 +63,16 @@ class Recommendation(Artifact):
         default_factory=list,
         description="When the target is infeasible: which program (alone) or combination "
         "makes it impossible.",
+    )
+    alternatives: list[AlternativePlan] = Field(
+        default_factory=list,
+        description="Distinct plans beside the recommended one, when the request asked for "
+        "them (PlanRequest.alternatives), each verified; the recommended plan stays 'plan'.",
+    )
+    alternatives_note: str = Field(
+        default="",
+        description="Why fewer alternatives are shown than were asked for (none exist, a "
+        "check dropped some, time ran out), or why none were looked for.",
     )
     risks: list[Risk] = Field(default_factory=list, description="Remaining risks.")
     violations: list[Violation] = Field(

@@ -82,11 +82,41 @@ class PlanRequest(Artifact):
     )
     include_courses: list[str] = Field(default_factory=list, description="Courses wanted.")
     avoid_courses: list[str] = Field(default_factory=list, description="Courses to avoid.")
+    close_programs: int = Field(
+        default=0,
+        ge=0,
+        le=10,
+        description="List up to this many programs (minors first, then concentrations) the "
+        "student could add without delaying graduation, each planned with theirs, with the "
+        "courses still needed ('which minors am I close to?'); 0: none.",
+    )
+    pin_courses: dict[str, str] = Field(
+        default_factory=dict,
+        description="Courses pinned to a term, course -> term code or name, e.g. "
+        "{'15-445': 'Fall 2027'} for 'I want 15-445 in Fall 2027': the plan keeps each in its "
+        "term. A pin to a term the course is not offered in is asked about, unless the "
+        "course is also in force_courses.",
+    )
+    force_courses: list[str] = Field(
+        default_factory=list,
+        description="Courses to plan although a prerequisite or offering check fails for "
+        "them (e.g. with the instructor's permission), in their pinned term if any: planned "
+        "with a warning and a risk instead of being refused. The verifier still reports the "
+        "failed check; the critique says whether it can stand.",
+    )
     interests: list[str] = Field(default_factory=list, description="Topics of interest.")
     time_preferences: TimePreferences = Field(
         default_factory=TimePreferences, description="Free days and times for the next term."
     )
     question: str | None = Field(default=None, description="A policy question, if any.")
+    alternatives: int = Field(
+        default=0,
+        ge=0,
+        le=5,
+        description="How many distinct plans to show beside the recommended one (0-5), each "
+        "as good or the next best, with what differs. 'advise run/batch --alternatives K' "
+        "sets it for requests that do not give it.",
+    )
     as_of: date | None = Field(
         default=None,
         description="The day the request is judged on (YYYY-MM-DD): advisor exceptions whose "

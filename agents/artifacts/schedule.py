@@ -78,6 +78,47 @@ class CounterProposal(Artifact):
     )
 
 
+class AlternativePlan(Artifact):
+    """A distinct plan beside the recommended one, as good or the next best under the same
+    objective (earliest graduation, fewest units, fewest consent courses, balance), checked
+    by the independent verifier, the next term's sections and the policy rules."""
+
+    rank: int = Field(ge=1, description="1 for the first alternative found, and so on.")
+    kind: Literal["equally_good", "next_best", "better"] = Field(
+        description="'equally_good': same graduation, units and consent courses as the "
+        "recommended plan; 'next_best': worse on one of them; 'better': better on one, "
+        "possible only when the recommended plan was not proved optimal or was held to more "
+        "than its constraints (e.g. a section clash)."
+    )
+    distinct_by: Literal["course_set", "placement"] = Field(
+        description="'course_set': other courses; 'placement': the same courses in other "
+        "terms (only when no other course set exists)."
+    )
+    label: str = Field(description="How it compares, e.g. 'Equally good', 'Next best: +9 units'.")
+    differences: list[str] = Field(
+        default_factory=list,
+        description="What differs from the recommended plan, in words, e.g. 'takes 15-445 "
+        "instead of 15-440', 'graduates the same term (Spring 2028)'.",
+    )
+    terms: list[ScheduledTerm] = Field(default_factory=list, description="The plan.")
+    graduation_term: str = Field(description="Last term of the plan.")
+    units_planned: float = Field(description="Units the plan adds.")
+    requirement_of: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Planned course -> requirements it counts toward ('PROGRAM/req-id'), or "
+        "['free elective'].",
+    )
+    consent_courses: list[str] = Field(
+        default_factory=list, description="Its courses that need someone's consent."
+    )
+    solver_status: Literal["optimal", "feasible"] = Field(
+        description="What the solver proved about it under the added cuts."
+    )
+    notes: list[str] = Field(
+        default_factory=list, description="Things a person must act on (consent, audit)."
+    )
+
+
 class Schedule(Artifact):
     """A semester-by-semester plan and what the solver proved about it."""
 
@@ -113,5 +154,11 @@ class Schedule(Artifact):
     )
     verification: list[str] = Field(
         default_factory=list, description="Defects the independent verifier found (none)."
+    )
+    forced: list[str] = Field(
+        default_factory=list,
+        description="What the verifier found wrong with courses the student forced into the "
+        "plan (a prerequisite or offering check that fails): expected, and weighed by the "
+        "critique as risks rather than counted as defects.",
     )
     solve_ms: float = Field(default=0, description="Solver wall time in milliseconds.")

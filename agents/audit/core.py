@@ -48,7 +48,7 @@ from agents.catalog import (
     write_schema_file,
 )
 from agents.catalog.overrides import effective_catalog, overrides_of
-from agents.catalog.years import mixed_years, program_year
+from agents.catalog.years import mixed_years, program_year, year_notes
 
 log = structlog.get_logger(__name__)
 
@@ -191,7 +191,7 @@ def _audit(
             order.append(code)
     order = with_institution(catalog, order)  # the institution's requirements: everyone's
     years = {code: program_year(catalog, student, code) for code in order}
-    warnings += [y.note for y in years.values() if y.note is not None]
+    warnings += year_notes(list(years.values()))
     mixed = mixed_years(catalog, list(years.values()))
     if mixed:
         warnings.append(mixed)

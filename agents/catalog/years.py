@@ -94,6 +94,30 @@ def program_year(catalog: Catalog, student: StudentRecord, code: str) -> Program
     return ProgramYear(code, year, version.catalog_year, note)
 
 
+def year_notes(years: list[ProgramYear]) -> list[str]:
+    """The notes of ``years``, one per catalog year asked and version used: a catalog that
+    holds only the current programs gives one note for all of them, not one each."""
+    groups: dict[tuple[str, str, bool], list[str]] = {}
+    for y in years:
+        if y.note is not None:
+            readable = year_start(y.requested) is not None
+            groups.setdefault((y.requested, y.used, readable), []).append(y.code)
+    out = []
+    for (requested, used, readable), codes in groups.items():
+        names = ", ".join(codes)
+        if not readable:
+            out.append(
+                f"catalog year {requested!r} cannot be read; {names} follow the {used} catalog"
+            )
+        else:
+            out.append(
+                f"the catalog holds no version of {names} for the {requested} catalog the "
+                f"student follows; {'it follows' if len(codes) == 1 else 'they follow'} the "
+                f"{used} catalog, the earliest it holds"
+            )
+    return out
+
+
 def mixed_years(catalog: Catalog, years: list[ProgramYear]) -> str | None:
     """A sentence naming each program's catalog year when the student's programs follow
     more than one (the institution's own requirements included only when they differ)."""

@@ -36,6 +36,15 @@ T = TypeVar("T")
 Source = Literal["offline", "gemini", "offline_fallback"]
 
 
+class CoursePin(BaseModel):
+    """A course the text wants in one term."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    course: str = Field(description="Course code.")
+    term: str = Field(description="Term code, e.g. 'F2027'.")
+
+
 class IntakeExtraction(BaseModel):
     """Fields read from a request's free text. Codes are checked against the catalog later."""
 
@@ -76,6 +85,22 @@ class IntakeExtraction(BaseModel):
     )
     include_courses: list[str] = Field(default_factory=list, description="Course codes wanted.")
     avoid_courses: list[str] = Field(default_factory=list, description="Course codes to avoid.")
+    pins: list[CoursePin] = Field(
+        default_factory=list,
+        description="Courses wanted in one term, e.g. 'I want 15-445 in Fall 2027' -> "
+        "[{'course': '15-445', 'term': 'F2027'}].",
+    )
+    force_courses: list[str] = Field(
+        default_factory=list,
+        description="Course codes the student wants planned even though they lack a "
+        "prerequisite or the course is not normally offered then (e.g. 'force 15-440', "
+        "'I have the instructor's permission for 15-440').",
+    )
+    close_programs: int = Field(
+        default=0,
+        description="3 when the student asks which minors or programs they are close to or "
+        "could add ('what minor could I finish?'); otherwise 0.",
+    )
     interests: list[str] = Field(default_factory=list, description="Topics of interest.")
     free_days: list[Literal["M", "T", "W", "R", "F", "S", "U"]] = Field(
         default_factory=list, description="Days to keep free (R = Thursday)."

@@ -185,6 +185,43 @@ def _policy_words(text: str, headings: dict[str, str], programs: list[str]) -> s
     )
 
 
+def _alternatives_sentence(draft: Recommendation) -> str | None:
+    """One sentence saying that the report shows other plans, and how good they are."""
+    n = len(draft.alternatives)
+    if not n:
+        return None
+    kinds = {"equally_good": "equally good", "next_best": "next best", "better": "better"}
+    counts: dict[str, int] = {}
+    for a in draft.alternatives:
+        counts[kinds[a.kind]] = counts.get(kinds[a.kind], 0) + 1
+    how = ", ".join(f"{c} {k}" for k, c in counts.items())
+    plans = "another plan" if n == 1 else f"{n} other plans"
+    return (
+        f"Your report also shows {plans} that meet{'s' if n == 1 else ''} every requirement "
+        f"({how}), each with what it changes, in case you would rather take different courses."
+    )
+
+
+def _close_sentence(draft: Recommendation) -> str | None:
+    """One sentence naming the programs the student could add without graduating later."""
+    report = draft.close_programs
+    if report is None:
+        return None
+    if not report.close:
+        return (
+            "You asked which programs you are close to: none of the ones you may add fits "
+            "without graduating later; your report says what each would take."
+        )
+    names = [
+        f"the {p.name} ({p.remaining_units:g} {unit_name()} still to plan)" for p in report.close
+    ]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return (
+        f"You asked which programs you are close to: you could add {listed} without "
+        "graduating later; your report lists the courses each still needs."
+    )
+
+
 def letter_view(draft: Recommendation) -> dict[str, Any]:
     """What ``letter.txt.j2`` is given: the parts of the letter that come from the draft,
     as sentences (the template holds the fixed wording and decides the order)."""
@@ -204,6 +241,8 @@ def letter_view(draft: Recommendation) -> dict[str, Any]:
             if draft.plan
             else None
         ),
+        "alternatives": _alternatives_sentence(draft),
+        "close": _close_sentence(draft),
         "counter": [p for p in _counter_paragraphs(draft) if p],
         "negotiation": _policy_words(_negotiation_paragraph(draft) or "", headings, draft.programs)
         or None,

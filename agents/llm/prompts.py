@@ -102,10 +102,17 @@ def reask_prompt(problem: str) -> str:
 
 def letter_facts(draft: Recommendation) -> dict[str, Any]:
     """The draft as the model sees it: no letter, and citations without their quotes
-    (catalog prose names courses the plan never chose, which the letter may not mention)."""
+    (catalog prose names courses the plan never chose, which the letter may not mention);
+    alternative plans as their labels and differences only (the letter says in one
+    sentence that they exist; the report shows them), and not at all when there are none."""
     data = draft.model_dump(mode="json", exclude={"letter", "letter_source"})
     for cite in data.get("citations", []):
         cite.pop("quote", None)
+    keep = ("rank", "kind", "label", "differences")
+    data["alternatives"] = [{k: a[k] for k in keep} for a in data.get("alternatives", [])]
+    for key in ("alternatives", "alternatives_note"):
+        if not data.get(key):
+            data.pop(key, None)
     return data
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 
 from agents.catalog import Catalog, Term, unit_name
-from agents.llm.boundary import IntakeExtraction
+from agents.errors import TermError
+from agents.llm.boundary import CoursePin, IntakeExtraction
 from agents.llm.textparse_optional import read_optional_terms
 from agents.llm.textparse_prefs import interests_in, load_caps, time_preferences
 from agents.llm.textparse_programs import (
@@ -76,6 +77,13 @@ _POLICY = re.compile(
 _ADD_INTENT = re.compile(
     r"\b(?:add\w*|declar\w*|pick\w* up|double major\w*|want\s+(?:to\s+(?:do|get|add|pursue)\s+)?"
     r"(?=an?\s|another\s))\b[^.?!;]{0,40}?\b(?:minor|major|program)\b",
+    re.I,
+)
+_CLOSE = re.compile(
+    r"\b(?:which|what)\s+(?:other\s+)?(?:minors?|programs?|concentrations?)\s+(?:am\s+i|i'?m|"
+    r"could\s+i|can\s+i|might\s+i|should\s+i)\b[^.?!]{0,40}?\b(?:close|near\w*|finish\w*|"
+    r"add\w*|complete\w*)\b|\b(?:close\s+to|near(?:ly)?)\s+(?:finishing\s+|completing\s+)?"
+    r"(?:an?\s+|any\s+)(?:minor|concentration)s?\b",
     re.I,
 )
 _SWITCH_INTENT = re.compile(
@@ -160,8 +168,26 @@ def _read_courses(text: str, sents: list[Span], catalog: Catalog, out: IntakeExt
         elif role == "include" and code not in out.include_courses:
             out.include_courses.append(code)
             out.notes.append(f"read {code} ({course.title}) as a course wanted")
+            pin = _pinned_term(text[m.end() : sent[1]], catalog)
+            if pin is not None:
+                out.pins.append(CoursePin(course=code, term=pin.code))
+                out.notes.append(f"read {code} as wanted in {pin.label()}")
         elif role == "mentioned":
             out.notes.append(f"{code} ({course.title}) is mentioned without a wish; not planned")
+
+
+_PIN_TERM = re.compile(r"^\s*(?:in|during|for)\s+(?:the\s+)?([a-z]+\s+[0-9]{4})\b", re.I)
+
+
+def _pinned_term(after: str, catalog: Catalog) -> Term | None:
+    """The term right after a wanted course ('15-445 in Fall 2027'), read by the calendar."""
+    m = _PIN_TERM.match(after)
+    if m is None:
+        return None
+    try:
+        return catalog.calendar.parse(m.group(1))
+    except TermError:
+        return None
 
 
 # --------------------------------------------------------------------------- entry point
@@ -220,6 +246,10 @@ def parse_request_text(
     out.not_before, out.not_after = before, after
     out.notes.extend(time_notes)
 
+    close = _CLOSE.search(text)
+    if close is not None:
+        out.close_programs = 3
+        out.notes.append(f"read {close.group(0)!r} as asking which programs are close by")
     intent, why = _intent(text, mentions, bool(out.target_phrase))
     if intent is not None:
         out.intent = intent  # type: ignore[assignment]

@@ -1,5 +1,6 @@
-"""The planner: CP-SAT plans to graduation (``plan``) and next-term section selection
-(``select_sections``). The independent checker lives in ``agents.verifier``.
+"""The planner: CP-SAT plans to graduation (``plan``), distinct plans beside a chosen one
+(``alternatives``) and next-term section selection (``select_sections``). The independent
+checker lives in ``agents.verifier``.
 
 The models (``ConstraintSet``, ``PlanConstraints``, ``PlanResult``, ``PlannedTerm``) load
 with the package; the solver-backed names load OR-Tools on first use, so code that only
@@ -22,6 +23,7 @@ from agents.planner.schema import (
 if TYPE_CHECKING:
     from agents.planner.api import plan
     from agents.planner.fit import free_elective_fit
+    from agents.planner.kbest import PlanAlternative, alternatives
     from agents.planner.sections import (
         SectionChoice,
         always_clashing,
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
     )
 
 _SOLVER_BACKED = {
+    "PlanAlternative": "agents.planner.kbest",
+    "alternatives": "agents.planner.kbest",
     "plan": "agents.planner.api",
     "free_elective_fit": "agents.planner.fit",
     "SectionChoice": "agents.planner.sections",
@@ -56,11 +60,13 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "ConstraintSet",
+    "PlanAlternative",
     "PlanConstraints",
     "PlanResult",
     "PlannedTerm",
     "SectionChoice",
     "StandardLoads",
+    "alternatives",
     "always_clashing",
     "describe",
     "free_elective_fit",

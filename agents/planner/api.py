@@ -27,6 +27,8 @@ graduation that would work.
 
 Module map (each imports only modules listed after it):
 
+- ``kbest``: ``alternatives``, distinct plans beside a chosen one (k-best), kept
+  apart by the no-good cuts of ``cuts``;
 - ``api``: ``plan``, the planning call;
 - ``reasons``: readable reasons for an infeasible request, ``diagnose`` by relaxation;
 - ``repair``: agreement with the degree audit;
@@ -35,7 +37,8 @@ Module map (each imports only modules listed after it):
 - ``solve``: the staged solve; ``goals``: the objectives of its last stages; ``search``:
   decision strategy and solver runs;
 - ``model``: the time-indexed CP-SAT model; ``select``: course-set model, requirement
-  encoding; ``cpsat``: deterministic solver and objective helpers;
+  encoding; ``cuts``: no-good cuts of earlier plans; ``cpsat``: deterministic solver and
+  objective helpers;
 - ``pool``: the candidate courses; ``prep``: ``Prep`` and earliest terms;
 - ``reqtree``: compiled requirements; ``catalog_index``: per-catalog facts;
   ``record``: the student's credit; ``terms``: horizon and term parsing;
@@ -75,19 +78,13 @@ def plan(
     t0 = time.perf_counter()
     catalog = effective_catalog(catalog, student)  # the advisor's exceptions, if any
     setup = PlanSetup(catalog, student, programs, constraints)
-    end = setup.latest
-    if setup.target is not None and setup.target < end:
-        end = setup.target
+    end = end_term(setup)
     deadline = t0 + constraints.time_limit_s
     reasons: list[str] = []
     sol = Solution("infeasible")
     prep: Prep | None = None
     if end >= setup.first:
-        if setup.has_standard:
-            # Within the standard loads if that meets the target; overloads only otherwise.
-            prep, reasons, sol = _solve(setup, end, deadline, standard=True)
-        if sol.status not in ("optimal", "feasible"):
-            prep, reasons, sol = _solve(setup, end, deadline, standard=False)
+        prep, reasons, sol = solve_through(setup, end, deadline)
     else:
         reasons = [f"the target {end.code} is before the first plannable term {setup.first.code}"]
     if sol.status in ("optimal", "feasible") and prep is not None:
@@ -134,6 +131,29 @@ def plan(
     )
     log.info("planner.infeasible", student=student.id, reasons=len(reasons), ms=result.solve_ms)
     return result
+
+
+def end_term(setup: PlanSetup) -> Term:
+    """The last term a plan may use: the horizon's, or the target when it comes first."""
+    if setup.target is not None and setup.target < setup.latest:
+        return setup.target
+    return setup.latest
+
+
+def solve_through(
+    setup: PlanSetup, end: Term, deadline: float
+) -> tuple[Prep | None, list[str], Solution]:
+    """The staged solve through ``end``: within the standard loads if that meets the
+    target, overloads only otherwise; with the readable reasons when the analyses alone
+    show there is no plan."""
+    prep: Prep | None = None
+    reasons: list[str] = []
+    sol = Solution("infeasible")
+    if setup.has_standard:
+        prep, reasons, sol = _solve(setup, end, deadline, standard=True)
+    if sol.status not in ("optimal", "feasible"):
+        prep, reasons, sol = _solve(setup, end, deadline, standard=False)
+    return prep, reasons, sol
 
 
 def _solve(

@@ -22,6 +22,8 @@ Formulation:
 - interchangeable courses (same units, terms, prerequisites, leaves - and caps and subject
   where a leaf has them; nobody's prerequisite) are ordered, so the solver does not permute
   identical free electives.
+- no-good cuts (only for alternatives): an earlier plan's course set or placement is
+  not repeated (``agents.planner.cuts``).
 - audit order (only for leaves the audit repair flagged): the planned courses counted
   toward such a leaf come before its other planned matches, in the audit's fill order.
 
@@ -48,6 +50,7 @@ from agents.catalog import (
     iter_prereq,
 )
 from agents.planner.cpsat import Model, unit_scale
+from agents.planner.cuts import cut_courses, post_placement_cuts, post_set_cuts
 from agents.planner.prep import Prep
 from agents.planner.select import encode_requirements, encode_total_and_antirequisites
 
@@ -114,6 +117,8 @@ class PlanModel:
         for c, xs in self.x.items():
             course = p.course(c)
             self._course = c
+            if c in p.forced:
+                continue  # forced by the student: placed without its prerequisite checks
             for i, v in xs.items():
                 self._post(v, course.prerequisites, i, True)
                 self._post(v, course.corequisites, i, False)
@@ -121,6 +126,8 @@ class PlanModel:
             self.a = encode_requirements(m, p, self.taken, self.s)
             encode_total_and_antirequisites(m, p, self.taken, self.g, self.s)
             self._symmetry()
+        post_set_cuts(m, p, self.taken)  # alternatives only (``agents.planner.cuts``)
+        post_placement_cuts(m, p, self.x)
         self._audit_order()
 
     def pos(self, code: str) -> cp_model.LinearExprT:
@@ -176,10 +183,12 @@ class PlanModel:
                 how = f"|{caps}|{subject}" if leaf.caps or leaf.min_subjects else ""
                 leaves_of.setdefault(c, []).append(leaf.label + how)
         groups: dict[tuple[object, ...], list[str]] = {}
+        named = cut_courses(p)
         for c in sorted(self.x):
             course = p.course(c)
             if (
                 c in p.must
+                or c in named
                 or c in referenced
                 or c in p.history.passed
                 or course.antirequisites

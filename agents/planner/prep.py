@@ -135,6 +135,13 @@ class Prep:
         self.pins: set[tuple[str, str, str]] = set()  # (program, leaf id, course) from the audit
         # Leaves (program, leaf id) whose planned courses must come first in the audit's order.
         self.orders: set[tuple[str, str]] = set()
+        # No-good cuts of earlier plans an alternative must differ from (``cuts``): course
+        # sets, and placements as course -> term code.
+        # Courses the student forces in: no prerequisite, corequisite, offering or standing
+        # check for them (the verifier reports what fails; the critique weighs it).
+        self.forced: set[str] = set()
+        self.other_sets: list[frozenset[str]] = []
+        self.other_placements: list[dict[str, str]] = []
 
     def demand(self, program: str, code: str) -> int:
         """How many leaves of ``program`` a course matches (the audit fills low first)."""
@@ -214,8 +221,11 @@ class Prep:
         hit = self._offered.get(code)
         if hit is None:
             offered = self.course(code).offered
+            forced = code in self.forced
             hit = tuple(
-                i for i, t in enumerate(self.terms) if self.active[i] and offered.offered_in(t)
+                i
+                for i, t in enumerate(self.terms)
+                if self.active[i] and (forced or offered.offered_in(t))
             )
             self._offered[code] = hit
         return hit
@@ -278,6 +288,8 @@ class Prep:
             r1, w1 = ready(c.prerequisites, True)
             r2, w2 = ready(c.corequisites, False)
             r, w = (r1, w1) if r1 >= r2 else (r2, w2)
+            if code in self.forced:
+                r, w = 0, None
             positions = [i for i in self.allowed_for(code) if i >= r]
             busy.discard(code)
             est[code] = positions[0] if positions and r < INF else INF
@@ -290,7 +302,9 @@ class Prep:
 
     def allowed_for(self, code: str) -> list[int]:
         codes = self.term_codes
-        offered = [i for i in self.offered_positions(code) if self.open_at(code, i)]
+        offered = [
+            i for i in self.offered_positions(code) if code in self.forced or self.open_at(code, i)
+        ]
         if code in self.fixed:
             code_term = self.fixed[code]
             return [i for i in offered if codes[i] == code_term]

@@ -37,7 +37,7 @@ def input_reasons(setup: PlanSetup, prep: Prep) -> list[str]:
             )
         elif term in setup.away:
             out.append(f"{code} is fixed in {term}, a term the student is away")
-        elif not course.offered.offered_in(Term.parse(term)):
+        elif code not in prep.forced and not course.offered.offered_in(Term.parse(term)):
             out.append(f"{code} is fixed in {term} but is offered {describe_offering(course)}")
         elif not prep.plannable(code):
             out.append(f"{code} is fixed in {term} but is already complete")
@@ -162,6 +162,7 @@ def wide_prep(setup: PlanSetup, end: Term) -> Prep:
         avoid=setup.c.avoid,
         fixed=setup.fixed,
     )
+    prep.forced = set(setup.c.forced) & set(setup.catalog.course_by_code)
     prep.total_needed = max(prep.total_needed, setup.c.min_units_planned)
     return prep
 

@@ -31,8 +31,7 @@ def build_result(setup: PlanSetup, prep: Prep, sol: Solution) -> PlanResult:
     extra = max(0.0, planned - max(prep.total_needed, req_units))
     notes = [
         f"{c} needs {consent_of(prep, c)} consent before registration"
-        for c in sorted(sol.placement)
-        if c in prep.consent and not _holds(prep, prep.course(c).prerequisites, sol, c)
+        for c in consent_needed(prep, sol.placement)
     ]
     for code in setup.c.include:
         if code not in sol.placement:
@@ -116,7 +115,18 @@ def trim_counts(prep: Prep, sol: Solution) -> dict[str, list[str]]:
     return {c: labels for c, labels in counts.items() if labels}
 
 
-def _holds(prep: Prep, node: PrereqNode | None, sol: Solution, code: str) -> bool:
+def consent_needed(prep: Prep, placement: dict[str, int]) -> list[str]:
+    """The planned courses (course -> term position) that someone must consent to: their
+    prerequisites name a consent and do not hold without it."""
+    return [
+        c
+        for c in sorted(placement)
+        if prep.course(c).consent_kinds
+        and not _holds(prep, prep.course(c).prerequisites, placement, c)
+    ]
+
+
+def _holds(prep: Prep, node: PrereqNode | None, placement: dict[str, int], code: str) -> bool:
     """Whether ``code``'s prerequisites hold without anyone's consent: the record or a course
     planned in an earlier term meets each course condition (the model already holds
     standing, units and program conditions)."""
@@ -125,13 +135,13 @@ def _holds(prep: Prep, node: PrereqNode | None, sol: Solution, code: str) -> boo
     if isinstance(node, CourseCond):
         if prep.hist_ok(node.course, node.min_grade):
             return True
-        return sol.placement.get(node.course, sol.placement[code]) < sol.placement[code]
+        return placement.get(node.course, placement[code]) < placement[code]
     if isinstance(node, ConsentCond):
         return False
     if isinstance(node, AllOf):
-        return all(_holds(prep, ch, sol, code) for ch in node.all)
+        return all(_holds(prep, ch, placement, code) for ch in node.all)
     if isinstance(node, AnyOf):
-        return any(_holds(prep, ch, sol, code) for ch in node.any)
+        return any(_holds(prep, ch, placement, code) for ch in node.any)
     return True
 
 

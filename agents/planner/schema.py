@@ -102,6 +102,12 @@ class ConstraintSet(_Model):
     fixed: dict[str, str] = Field(
         default_factory=dict, description="Courses pinned to a term (course -> term)."
     )
+    forced: list[str] = Field(
+        default_factory=list,
+        description="Courses the student forces into the plan: planned (in their pinned "
+        "term, if any) without their prerequisite and offering checks; the verifier still "
+        "reports what fails and the critique weighs it.",
+    )
     approvals_assumed: list[str] = Field(
         default_factory=list, description="Rule ids whose approval the plan relies on."
     )

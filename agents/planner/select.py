@@ -31,6 +31,7 @@ from agents.catalog import (
     iter_prereq,
 )
 from agents.planner.cpsat import Model, make_solver, weighted
+from agents.planner.cuts import post_set_cuts
 from agents.planner.prep import Prep
 from agents.planner.reqtree import ReqTree
 
@@ -249,6 +250,7 @@ class SelectionModel:
                 self._post(v, tree)
         self.a = encode_requirements(self.m, p, self.t, scale)
         encode_total_and_antirequisites(self.m, p, self.t, gain, scale)
+        post_set_cuts(self.m, p, self.t)  # alternatives only: not an earlier plan's set
 
     def _post(self, lit: Lit, node: PrereqNode | None) -> None:
         if node is None:

@@ -55,6 +55,9 @@ class PlanSetup:
             for code in codes:
                 if code not in catalog.course_by_code:
                     raise PlanningError(f"{what}: unknown course {code!r}")
+        # Earlier plans an alternative must differ from (``agents.planner.cuts``).
+        self.other_sets: list[frozenset[str]] = []
+        self.other_placements: list[dict[str, str]] = []
 
     @property
     def has_standard(self) -> bool:
@@ -98,6 +101,9 @@ class PlanSetup:
         if not standard and soft != hard:
             prep.soft = soft
         prep.total_needed = max(prep.total_needed, self.c.min_units_planned)
+        prep.forced = set(self.c.forced) & set(self.catalog.course_by_code)
+        prep.other_sets = list(self.other_sets)
+        prep.other_placements = [dict(p) for p in self.other_placements]
         prep.not_in = {c: set(ts) for c, ts in self.c.not_in_term.items()}
         prep.exclusive = {t: list(pairs) for t, pairs in self.c.exclusive_pairs.items()}
         build_pool(prep, full)
