@@ -1,6 +1,8 @@
 """What synthesis quotes and answers: citations of catalog sections and rules, the load
 rules that apply to a student, and the direct answers to policy questions (retrieved
-sections) and progress checks (the audit)."""
+sections, and the rules the question is about applied to the student's record as data -
+probation threshold, pass/fail elections, overload eligibility, repeats - each citing the
+section that states it) and progress checks (the audit)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ from agents.artifacts import (
     StudentProfile,
 )
 from agents.catalog import Catalog, PolicyRule, Term, credit_sub, unit_name
-from agents.policy import applicable_rules, num
+from agents.catalog.policies import RuleKind
+from agents.policy import Applied, applicable_rules, apply_rules, num
 from agents.toolbox import Toolbox
 
 log = structlog.get_logger(__name__)
@@ -35,6 +38,28 @@ _LOAD_WORDS = re.compile(
     re.IGNORECASE,
 )
 STATUS_WORDS = {"met": "met", "partly_met": "partly met", "unmet": "not yet met"}
+# What a question says when it is about a rule of each kind the policy engine can apply to
+# the student's record (``agents.policy.applied``).
+_PROBATION = re.compile(
+    r"\b(probation\w*|academic (?:standing|status|warning)|good standing|suspen\w*)\b", re.I
+)
+_KIND_WORDS: dict[RuleKind, re.Pattern[str]] = {
+    "academic_standing": _PROBATION,
+    "probation_max_units": _PROBATION,
+    "pass_fail_limit": re.compile(
+        r"(\bpass[/ -]?(?:fail|no[ -]?pass)\b|\bs/u\b|\bp/f\b|satisfactory/unsatisfactory)", re.I
+    ),
+    "overload": re.compile(
+        r"\b(overload\w*|more than (?:\w+ )?(?:units?|credits?|courses|classes)|extra "
+        r"(?:units?|credits?|course|class))\b",
+        re.I,
+    ),
+    "repeat_limit": re.compile(
+        r"\b(retak\w*|re-take\w*|repeat\w*|again|(?:second|third|fourth) (?:time|attempt)|"
+        r"attempts?)\b",
+        re.I,
+    ),
+}
 
 
 def term_label(code: str | None) -> str:
@@ -124,17 +149,48 @@ def load_rules_answer(catalog: Catalog, profile: StudentProfile) -> tuple[str, l
 # --------------------------------------------------------------------------- answers
 
 
+def named_courses(catalog: Catalog, text: str) -> list[str]:
+    """The catalog's courses ``text`` names, in the order it names them, spelt with any
+    case and separator ('csci120' or 'CSCI-120' for 'CSCI 120')."""
+    hits = []
+    for course in catalog.courses:
+        runs = re.findall(r"[A-Za-z]+|[0-9]+", course.code)
+        pattern = r"[\s-]?".join(re.escape(r) for r in runs)
+        m = re.search(rf"(?<![\w-]){pattern}(?![\w-])", text, re.I)
+        if m is not None:
+            hits.append((m.start(), course.code))
+    return [code for _, code in sorted(hits)]
+
+
+def applied_rules(intake: IntakeResult, catalog: Catalog, question: str) -> list[Applied]:
+    """The rules a question is about (by kind, from its words) applied to the student."""
+    kinds = [k for k, rx in _KIND_WORDS.items() if rx.search(question)]
+    if not kinds:
+        return []
+    courses = named_courses(catalog, question)
+    return apply_rules(catalog, intake.profile, intake.student, kinds, courses)
+
+
 def _retrieved(tools: Toolbox, question: str) -> list[CitationRef]:
     hits = tools.retriever.search_policies(question, limit=QUOTED_SECTIONS)
     return [cite(tools.catalog, h.document, h.section) for h in hits]
 
 
 def policy_answer(intake: IntakeResult, tools: Toolbox) -> tuple[str, list[CitationRef], list[str]]:
-    """The answer to a policy question, its citations, and the applying load rules."""
+    """The answer to a policy question, its citations, and the applying load rules. The
+    answer quotes the retrieved sections, then what each rule the question is about says
+    for this student (``applied_rules``), each rule cited with its own section."""
     question = (intake.question or "").strip()
     found = _retrieved(tools, question) if question else []
     parts = [f'You asked: "{question}"'] if question else []
     parts += [f'{c.heading}: "{c.quote}"' for c in found]
+    applied = applied_rules(intake, tools.catalog, question)
+    if applied:
+        parts.append(
+            "For you, from your record and the rules as the catalog states them:\n"
+            + "\n".join(f"- {a.rule.title} ({a.rule.id}): {a.text}" for a in applied)
+        )
+        found += [c for a in applied if (c := cite_rule(tools.catalog, a.rule.id)) is not None]
     rule_ids: list[str] = []
     if _LOAD_WORDS.search(question):
         paragraph, rule_ids = load_rules_answer(tools.catalog, intake.profile)

@@ -18,7 +18,7 @@ import structlog
 
 from agents.artifacts import CounterProposal, ScheduledCourse, ScheduledTerm
 from agents.catalog import Catalog, StudentRecord, Term
-from agents.planner import PlanConstraints, PlanResult, plan
+from agents.planner import PlanConstraints, PlanResult, TimeLimit, plan
 from agents.verifier import verify_plan
 
 log = structlog.get_logger(__name__)
@@ -56,14 +56,26 @@ def counter_proposal(
     pc: PlanConstraints,
     result: PlanResult,
     away: Collection[str],
+    limits: list[TimeLimit] | None = None,
 ) -> CounterProposal | None:
     """The verified plan for ``result.earliest_feasible_term`` (None when the target was
-    not the obstacle or no plan exists even then)."""
+    not the obstacle or no plan exists even then; a re-plan whose time ran out is added
+    to ``limits``)."""
     earliest, target = result.earliest_feasible_term, pc.target_term
     if result.status != "infeasible" or earliest is None or target is None:
         return None
     relaxed = pc.model_copy(update={"target_term": earliest})
     alt = plan(catalog, student, programs, relaxed)
+    if alt.infeasible_kind == "timed_out" and limits is not None:
+        limits.append(
+            TimeLimit(
+                stage="counter_proposal",
+                seconds=pc.time_limit_s,
+                message=f"the plan for the earliest feasible graduation, {earliest}, was not "
+                f"found again within the {pc.time_limit_s:g} s limit; it exists but is not "
+                "shown",
+            )
+        )
     if alt.status == "infeasible" or alt.graduation_term is None:
         log.warning("counter_proposal.none", student=student.id, earliest=earliest)
         return None
@@ -93,6 +105,13 @@ def target_blockers(
     for code in programs:
         alone = plan(catalog, student, [code], pc)
         if alone.status != "infeasible":
+            continue
+        if alone.infeasible_kind == "timed_out":
+            # Not found in time is not "cannot": said as such, never as a blocker.
+            out.append(
+                f"{code} alone: no plan finishing by {target} was found within the "
+                f"{pc.time_limit_s:g} s limit; this does not prove that it cannot"
+            )
             continue
         earliest = alone.earliest_feasible_term
         out.append(

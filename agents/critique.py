@@ -11,19 +11,24 @@ Verdict:
   constraint set assumes (``approvals_assumed``): those are risks, not violations.
 
 A schedule with nothing to check (policy question, progress check) or no plan (the solver
-proved infeasibility) gets ``not_needed`` with the reason; the eligibility rules are still
-checked, since an ineligible what-if minor is worth saying whatever the plan.
+proved infeasibility, or found none before a time limit ran out - said as such, never as a
+proof) gets ``not_needed`` with the reason; the eligibility rules are still checked, since
+an ineligible what-if minor is worth saying whatever the plan. A step of a planned schedule
+whose time ran out (the next term's sections, a re-plan around a clash) is a risk.
 
 Rule checks live in ``agents.policy.checks`` (every rule evaluated with ``PlanCheck.facts``:
 the status an academic_standing rule gives, GPAs over recent terms from the record; every
 limit the first matching row of the rule's limit table, else its limit; every violation
 citing the rule's document section and saying which threshold applied and why); this
-module adds the risks no rule states (consent, alternate-year offerings, a missed target,
-next-term clashes, verifier defects) and writes the verdict in plain words (template;
+module adds the risks no rule states (consent, alternate-year offerings and possibly
+discontinued courses from ``agents.course_risks``, a missed target, next-term clashes,
+verifier defects) and writes the verdict in plain words (template;
 ``explanation_source`` says so).
 """
 
 from __future__ import annotations
+
+import re
 
 import structlog
 
@@ -37,16 +42,8 @@ from agents.artifacts import (
     Violation,
 )
 from agents.case import Case
-from agents.catalog import (
-    AllOf,
-    AnyOf,
-    ConsentCond,
-    CourseCond,
-    CourseRequirement,
-    PrereqNode,
-    RequirementNode,
-    Term,
-)
+from agents.catalog import Term, is_published
+from agents.course_risks import course_risks
 from agents.critique_text import Verdict, approvals_text, explain
 from agents.policy import Cite, PlanCheck, check_plan, label, num
 from agents.toolbox import Toolbox
@@ -58,14 +55,32 @@ def run(case: Case, tools: Toolbox) -> Critique:
     """The stage: critique the case's current schedule."""
     intake = case.need_intake()
     asked = set(intake.constraints.include_courses)
-    dropped: dict[str, tuple[str | None, str]] = {}
+    refused: dict[str, tuple[str | None, str]] = {}
     for refinement in case.refinements:
         for change in refinement.changes:
             if change.field == "avoid":
                 for code in sorted(set(change.after) - set(change.before)):
-                    if code in asked:
-                        dropped.setdefault(code, (change.rule_id, change.reason))
-    return review(intake, case.schedule, tools, dropped=dropped, decisions=case.approvals)
+                    refused.setdefault(code, (change.rule_id, change.reason))
+    dropped = {code: why for code, why in refused.items() if code in asked}
+    # Courses wanted in a term (asked for, pinned, registered) that a round released from it.
+    # Keyed by course, or by term for a number of courses wanted there ('5 courses').
+    moved: dict[str, tuple[str, str | None, str]] = {}
+    for refinement in case.refinements:
+        for change in refinement.changes:
+            if change.field in ("fixed", "term_min_courses"):
+                for key, was in change.before.items():
+                    # A course refused outright (avoided) is said once, as such.
+                    if change.after.get(key) != was and key not in refused:
+                        moved.setdefault(key, (str(was), change.rule_id, change.reason))
+    return review(
+        intake,
+        case.schedule,
+        tools,
+        dropped=dropped,
+        decisions=case.approvals,
+        refused=refused,
+        moved=moved,
+    )
 
 
 def review(
@@ -74,9 +89,14 @@ def review(
     tools: Toolbox,
     dropped: dict[str, tuple[str | None, str]] | None = None,
     decisions: tuple[ApprovalItem, ...] = (),
+    refused: dict[str, tuple[str | None, str]] | None = None,
+    moved: dict[str, tuple[str, str | None, str]] | None = None,
 ) -> Critique:
     """Critique ``schedule``: every fact checked comes from the schedule, the record and
-    the catalog; ``decisions`` are the approvals and denials recorded on this run."""
+    the catalog; ``decisions`` are the approvals and denials recorded on this run;
+    ``refused``: courses earlier rounds took out (rule id, reason), asked for or not;
+    ``moved``: courses wanted in a term (course -> term) and numbers of courses wanted in a
+    term (term -> count) that earlier rounds let go of, each with the rule and reason."""
     ctx = PlanCheck(
         catalog=tools.catalog,
         profile=intake.profile,
@@ -88,10 +108,11 @@ def review(
     )
     bound = log.bind(request_id=intake.request_id, round=schedule.round)
     if schedule.status == "not_needed" or schedule.solver_status == "infeasible":
-        critique = _not_needed(ctx)
+        critique = _not_needed(ctx, refused or {})
     else:
         found = check_plan(ctx)
         risks = found.risks + plan_risks(ctx, intake) + _dropped(ctx, dropped or {})
+        risks += _moved(ctx, moved or {})
         approval = verdict(found.violations)
         critique = Critique(
             status="done",
@@ -133,13 +154,16 @@ def verdict(violations: list[Violation]) -> Verdict:
     return "conditional" if violations else "approved"
 
 
-def _not_needed(ctx: PlanCheck) -> Critique:
+def _not_needed(ctx: PlanCheck, refused: dict[str, tuple[str | None, str]]) -> Critique:
     s = ctx.schedule
     if s.status == "not_needed":
         reason = s.not_needed_reason or "no plan was made, so there is nothing to check"
     else:
         why = "; ".join(s.reasons) or "no reason given"
         reason = f"no plan to check: the planner proved that no plan exists ({why})"
+        if s.infeasible_kind == "timed_out":
+            # A time limit ran out: nothing was proved, and nothing is claimed.
+            reason = f"no plan to check: the planner found none in time ({why})"
     found = check_plan(ctx, kinds=["minor_eligibility"])
     text = f"Nothing to approve: {reason}."
     if found.violations:
@@ -150,10 +174,34 @@ def _not_needed(ctx: PlanCheck) -> Critique:
         round=s.round,
         approval="not_needed",
         violations=found.violations,
-        risks=found.risks,
+        risks=found.risks + _refused(ctx, refused),
         rules_checked=found.checked,
         explanation=text,
     )
+
+
+def _refused(ctx: PlanCheck, refused: dict[str, tuple[str | None, str]]) -> list[Risk]:
+    """Courses an earlier round took out under a rule (a retake the repeat rule forbids)
+    that the planner's proof of infeasibility names: the rule is why no plan exists."""
+    s = ctx.schedule
+    if s.solver_status != "infeasible" or s.infeasible_kind == "timed_out":
+        return []  # a time limit proves nothing
+    said = " ".join(s.reasons)
+    out: list[Risk] = []
+    for code, (rule_id, reason) in sorted(refused.items()):
+        rule = ctx.catalog.rule_by_id.get(rule_id or "")
+        if rule is None or not re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])", said):
+            continue
+        out.append(
+            Risk(
+                kind="repeat" if rule.kind == "repeat_limit" else "other",
+                message=f'no plan exists without {code}, which the policy "{rule.title}" '
+                f"rules out: {reason}",
+                rule_id=rule.id,
+                citation=ctx.cite(rule.id),
+            )
+        )
+    return out
 
 
 # --------------------------------------------------------------------------- risks
@@ -174,9 +222,32 @@ def _dropped(ctx: PlanCheck, dropped: dict[str, tuple[str | None, str]]) -> list
     ]
 
 
+def _moved(ctx: PlanCheck, moved: dict[str, tuple[str, str | None, str]]) -> list[Risk]:
+    """Courses wanted in a term (a registration to change, a course asked for next term)
+    that the plan now takes in another one, and terms with fewer courses than were wanted
+    there, with the rule that changed them."""
+    where = {c.course: t.term for t in ctx.schedule.terms for c in t.courses}
+    count = {t.term: len(t.courses) for t in ctx.schedule.terms}
+    out: list[Risk] = []
+    for key, (was, rule_id, reason) in sorted(moved.items()):
+        cite = ctx.cite(rule_id) if rule_id else None
+        if was.isdigit():
+            if count.get(key, 0) < int(was):
+                message = f"{was} courses were wanted in {label(key)} but the plan takes "
+                message += f"{count.get(key, 0)}: {reason}"
+                out.append(
+                    Risk(kind="load", message=message, term=key, rule_id=rule_id, citation=cite)
+                )
+        elif where.get(key) != was:
+            then = f"takes it in {label(where[key])}" if key in where else "leaves it out"
+            message = f"{key} was wanted in {label(was)} but the plan {then}: {reason}"
+            out.append(Risk(kind="load", message=message, term=was, rule_id=rule_id, citation=cite))
+    return out
+
+
 def plan_risks(ctx: PlanCheck, intake: IntakeResult) -> list[Risk]:
     """Risks no policy rule states, in plan order."""
-    risks = _consent(ctx) + _offerings(ctx)
+    risks = course_risks(ctx)  # consent, offerings, possibly discontinued
     s = ctx.schedule
     target = intake.goals.target_graduation
     if target and s.graduation_term and Term.parse(s.graduation_term) > Term.parse(target):
@@ -200,14 +271,12 @@ def plan_risks(ctx: PlanCheck, intake: IntakeResult) -> list[Risk]:
             )
         )
     elif nt is not None and nt.status == "no_sections":
-        risks.append(
-            Risk(
-                kind="sections",
-                message=f"{label(nt.term)} has no sections yet for "
-                f"{', '.join(nt.unscheduled) or 'some planned courses'}",
-                term=nt.term,
-            )
-        )
+        what = ", ".join(nt.unscheduled) or "some planned courses"
+        message = f"{label(nt.term)} has no sections yet for {what}"
+        if is_published(ctx.catalog, Term.parse(nt.term)):
+            # Only a course forced in lands here: the published schedule leaves it out.
+            message = f"the published {label(nt.term)} schedule has no section of {what}"
+        risks.append(Risk(kind="sections", message=message, term=nt.term))
     if nt is not None and nt.wish_conflicts:
         # No plan as good (same graduation, no more units) kept the wish: say which course,
         # meeting and wish, so the outcome is not a plain approval.
@@ -221,6 +290,10 @@ def plan_risks(ctx: PlanCheck, intake: IntakeResult) -> list[Risk]:
         )
     risks += [_forced(finding) for finding in s.forced]
     risks += [Risk(kind="other", message=f"plan verifier: {d}") for d in s.verification]
+    # What a time limit left undecided (e.g. whether a clash is avoidable) is not known.
+    for x in s.time_limits:
+        sections = x.stage in ("section_selection", "clash_replan")
+        risks.append(Risk(kind="sections" if sections else "other", message=x.message))
     return risks
 
 
@@ -257,101 +330,6 @@ def _below_full_time(ctx: PlanCheck, term: str, courses: list[str]) -> str:
                 f"needed for full-time status under {rule.id})"
             )
     return ""
-
-
-def _consent(ctx: PlanCheck) -> list[Risk]:
-    """Courses whose prerequisites can only be met with someone's consent."""
-    have: set[str] = set()
-    if ctx.record is not None:
-        have = ctx.record.earned_courses(ctx.catalog, include_in_progress=True)
-    risks: list[Risk] = []
-    for t in ctx.enrolled_terms:
-        for sc in t.courses:
-            course = ctx.catalog.course_by_code.get(sc.course)
-            tree = course.prerequisites if course else None
-            who = _consenters(tree)
-            if tree is not None and who and not _holds(tree, have):
-                risks.append(
-                    Risk(
-                        kind="consent_needed",
-                        message=f"{sc.course} in {label(t.term)} needs {' or '.join(who)} "
-                        "consent before registration",
-                        term=t.term,
-                    )
-                )
-        have |= {sc.course for sc in t.courses}
-    return risks
-
-
-def _holds(node: PrereqNode, have: set[str]) -> bool:
-    """Whether the tree holds without consent. Standing, units and program conditions
-    count as met: the verifier checks them; this is only about who must sign."""
-    if isinstance(node, CourseCond):
-        return node.course in have
-    if isinstance(node, ConsentCond):
-        return False
-    if isinstance(node, AllOf):
-        return all(_holds(c, have) for c in node.all)
-    if isinstance(node, AnyOf):
-        return any(_holds(c, have) for c in node.any)
-    return True
-
-
-def _consenters(node: PrereqNode | None) -> list[str]:
-    if isinstance(node, ConsentCond):
-        return [node.consent]
-    children = node.all if isinstance(node, AllOf) else node.any if isinstance(node, AnyOf) else []
-    return sorted({w for c in children for w in _consenters(c)})
-
-
-def _offerings(ctx: PlanCheck) -> list[Risk]:
-    """Alternate-year courses whose next offering after the planned one is past graduation:
-    a failed or dropped attempt would delay the degree by a year or more."""
-    grad = ctx.schedule.graduation_term
-    if grad is None:
-        return []
-    end = Term.parse(grad)
-    risks: list[Risk] = []
-    for t in ctx.enrolled_terms:
-        for sc in t.courses:
-            course = ctx.catalog.course_by_code.get(sc.course)
-            if course is None or course.offered.years == "every":
-                continue
-            if not _named_requirement(ctx, sc.satisfies, sc.course):
-                continue  # an elective slipping has every-year substitutes
-            start = Term.parse(t.term)
-            nxt = next(
-                (x for i in range(1, 13) if course.offered.offered_in(x := start.shift(i))),
-                None,
-            )
-            if nxt is not None and nxt <= end:
-                continue
-            when = f"next offered {nxt.label()}" if nxt else "not offered again soon"
-            risks.append(
-                Risk(
-                    kind="offering",
-                    message=f"{sc.course} runs only in {course.offered.years} years; if it "
-                    f"slips from {label(t.term)} it is {when}, after graduation in {end.label()}",
-                    term=t.term,
-                )
-            )
-    return risks
-
-
-def _named_requirement(ctx: PlanCheck, satisfies: list[str], code: str) -> bool:
-    """Whether the course fills a requirement that names it alone (no substitute)."""
-    for key in satisfies:
-        program, _, req_id = key.partition("/")
-        prog = ctx.catalog.program_by_code.get(program)
-        if prog is None:
-            continue
-        stack: list[RequirementNode] = [prog.requirement]
-        while stack:
-            node = stack.pop()
-            if node.id == req_id and isinstance(node, CourseRequirement):
-                return node.course == code
-            stack.extend(getattr(node, "children", []))
-    return False
 
 
 # --------------------------------------------------------------------------- explanation

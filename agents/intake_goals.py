@@ -1,5 +1,6 @@
-"""The intake's goals: the graduation target, the student's own load caps, and the optional
-terms (summer, a January interim) the student will take courses in.
+"""The intake's goals: the graduation target, the student's own load caps, the number of
+courses wanted next term, and the optional terms (summer, a January interim) the student
+will take courses in.
 
 Split from ``agents.intake`` to keep each module readable in one sitting; the intake stage
 uses ``read_goals`` and shares the ``Collector`` of notes and open questions.
@@ -74,12 +75,14 @@ def read_goals(request: PlanRequest, ext: IntakeExtraction, current: Term, c: Co
         target = t.code if t else None
     units = request.max_units_per_term or ext.max_units_per_term
     courses = request.max_courses_per_term or ext.max_courses_per_term
+    wanted = request.next_term_courses or ext.next_term_courses
     terms, kinds = _optional(request, ext, current, c)
     return Goals(
         target_graduation=target,
         target_reason=reason if target else "",
         max_units_per_term=units if units and units > 0 else None,
         max_courses_per_term=courses if courses and courses > 0 else None,
+        next_term_courses=wanted if wanted and wanted > 0 else None,
         optional_terms=terms,
         optional_kinds=kinds,
         close_programs=request.close_programs or ext.close_programs,

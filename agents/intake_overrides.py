@@ -17,7 +17,7 @@ avoided is asked about.
 from __future__ import annotations
 
 from agents.artifacts import PlanRequest
-from agents.catalog import Catalog, Term
+from agents.catalog import Catalog, Term, not_offered, offered_in
 from agents.intake_goals import Collector, term_or_ask
 from agents.llm import IntakeExtraction
 
@@ -61,10 +61,13 @@ def read_overrides(
                 code,
             )
             continue
-        if not course.offered.offered_in(term) and code not in forced:
+        if not offered_in(catalog, course, term) and code not in forced:
+            why = f"({_offered(course.offered.terms)})"
+            if course.status == "retired" or course.offered.offered_in(term):
+                why = "(" + (not_offered(catalog, course, term) or "").partition(": ")[2] + ")"
             c.ask(
                 "pin_courses",
-                f"{code} is not offered in {term.label()} ({_offered(course.offered.terms)}); "
+                f"{code} is not offered in {term.label()} {why}; "
                 f"pin it to a term it runs in, or force it if the department has agreed to "
                 "run it then",
                 code,

@@ -69,6 +69,8 @@ def proposal_line(schedule: Schedule) -> str:
         return f"No plan: {schedule.not_needed_reason or 'none was needed'}"
     if schedule.solver_status == "infeasible" or schedule.graduation_term is None:
         why = "; ".join(schedule.reasons) or "no reason given"
+        if schedule.infeasible_kind == "timed_out":
+            return f"No plan found in time (not proved infeasible): {why}"
         return f"No feasible plan ({schedule.solver_status}): {why}"
     enrolled = [t for t in schedule.terms if not t.away and t.courses]
     heaviest = max((t.units for t in enrolled), default=0)

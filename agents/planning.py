@@ -10,9 +10,13 @@ re-plans around section clashes).
   rule allows a student of that standing (the overload ceiling), so the policy critique -
   not the planner - decides whether this student may carry it; but the standard loads go
   with it, and the planner stays within them whenever that meets the target, overloading
-  only as much as the target needs. Otherwise the cap is the standard load. Caps rules set
+  only as much as the target needs. So do they with the student's own cap above the
+  standard load and a target. Otherwise the cap is the standard load. Caps rules set
   for a kind of term (summer) go on the terms of that kind. Optional terms (summer, interim)
   are planned only as the request allows: the terms and kinds of the intake's goals.
+  Courses wanted in a term (named in a next-term request, pinned, registered for) lift that
+  term's cap to their load when they exceed it: the critique, not an "infeasible", says
+  whether the student may carry it (an overload they are or are not eligible for).
 - ``to_plan_constraints``: a constraint set plus what the next term's sections and the
   student's interests add (pairs that always clash, courses that break the free-time
   wishes, interest scores), as ``PlanConstraints``.
@@ -26,7 +30,7 @@ from __future__ import annotations
 
 from agents.artifacts import ConstraintSet, IntakeResult
 from agents.audit import AuditReport
-from agents.catalog import STANDINGS, Term, credit_sum
+from agents.catalog import STANDINGS, ClassStanding, Term, credit_sum, offered_in
 from agents.planner import PlanConstraints, StandardLoads, never_free
 from agents.policy import catalog_load_caps, term_kind_caps
 from agents.toolbox import Toolbox
@@ -64,7 +68,9 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
     for code, kind_cap in term_kind_caps(caps, first, horizon, ceiling=cap > standard).items():
         term_caps[code] = min(x for x in (term_caps.get(code), kind_cap, wished) if x is not None)
     loads = None
-    if target and not own and cap > standard:
+    if target and cap > standard:
+        # The student's own cap too: "up to 5 courses a term, done by 2028" still plans
+        # within the standard loads when they reach the target (no approval to chase).
         kind_standard = term_kind_caps(caps, first, horizon, ceiling=False)
         loads = StandardLoads(
             max_units_per_term=standard,
@@ -81,25 +87,23 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
             for code in intake.constraints.include_courses
             if code in tools.catalog.course_by_code
             and (
-                tools.catalog.course(code).offered.offered_in(nxt)
+                offered_in(tools.catalog, tools.catalog.course(code), nxt)
                 or code in intake.constraints.force_courses
             )
         }
-        asked = credit_sum(tools.catalog.course(c).units for c in fixed)
-        p = intake.profile
-        then = tools.catalog.standing_for_units(credit_sum((p.units_earned, p.units_in_progress)))
-        here = term_caps.get(nxt.code, min(cap, by_standing.get(then, cap)))
-        if asked > here and goals.max_units_per_term is None:
-            # The courses asked for are planned as asked, above the term's cap if need be:
-            # the critique then says which rule that load breaks and whether it may be
-            # approved, instead of the request ending "infeasible" unexplained.
-            term_caps[nxt.code] = asked
     # The student's own pins hold, and so do the courses they are registered for.
     fixed.update(intake.constraints.pin_courses)
     student = intake.student
     for r in student.registered if student is not None else []:
         if r.course in tools.catalog.course_by_code and Term.parse(r.term) >= Term.parse(first):
             fixed.setdefault(r.course, r.term)
+    fewest: dict[str, int] = {}
+    if goals.next_term_courses is not None:
+        fewest[intake.profile.next_term] = goals.next_term_courses
+    if goals.max_units_per_term is None:
+        # (With a cap of their own, courses above it contradict it: the planner says so.)
+        _hold_fixed(fixed, term_caps, cap, by_standing, intake, tools)
+        _hold_count(fewest, term_caps, cap, by_standing, intake, tools)
     return ConstraintSet(
         max_units_per_term=cap,
         term_max_units=term_caps,
@@ -107,6 +111,7 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
         standard=loads,
         fixed=fixed,
         max_courses_per_term=goals.max_courses_per_term,
+        term_min_courses=fewest,
         terms_away=list(intake.constraints.terms_away),
         optional_terms=list(goals.optional_terms),
         optional_kinds=list(goals.optional_kinds),
@@ -115,6 +120,59 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
         avoid=list(intake.constraints.avoid_courses),
         forced=list(intake.constraints.force_courses),
     )
+
+
+def _hold_fixed(
+    fixed: dict[str, str],
+    term_caps: dict[str, float],
+    cap: float,
+    by_standing: dict[ClassStanding, float],
+    intake: IntakeResult,
+    tools: Toolbox,
+) -> None:
+    """Courses wanted in a term - asked for in a next-term request, pinned, registered for -
+    are planned as asked, above the term's cap if need be (into ``term_caps``): the critique
+    then says which rule that load breaks and whether this student may have it approved (an
+    overload they are or are not eligible for), instead of the request ending "infeasible"
+    with no rule named. The standing at the start of the next term is known; a later term's
+    is not, and the general cap stands for it."""
+    p = intake.profile
+    then = tools.catalog.standing_for_units(credit_sum((p.units_earned, p.units_in_progress)))
+    loads: dict[str, list[float]] = {}
+    for code, term in fixed.items():
+        if code in tools.catalog.course_by_code:
+            loads.setdefault(term, []).append(tools.catalog.course(code).units)
+    for term, units in loads.items():
+        asked = credit_sum(units)
+        standing_cap = by_standing.get(then, cap) if term == p.next_term else cap
+        if asked > term_caps.get(term, min(cap, standing_cap)):
+            term_caps[term] = asked
+
+
+def _hold_count(
+    fewest: dict[str, int],
+    term_caps: dict[str, float],
+    cap: float,
+    by_standing: dict[ClassStanding, float],
+    intake: IntakeResult,
+    tools: Toolbox,
+) -> None:
+    """So many courses wanted next term ('five courses next semester') are planned as asked
+    too: the term's cap lifts to the highest load any rule allows a student of the standing
+    the student will have then (the overload ceiling; the critique decides whether this
+    student may carry it), or to what that many of the lightest courses offered then carry,
+    when more."""
+    p = intake.profile
+    n = fewest.get(p.next_term)
+    if n is None:
+        return
+    catalog = tools.catalog
+    then = catalog.standing_for_units(credit_sum((p.units_earned, p.units_in_progress)))
+    nxt = Term.parse(p.next_term)
+    lightest = sorted(c.units for c in catalog.courses if offered_in(catalog, c, nxt))
+    top = max(catalog_load_caps(catalog, then).ceiling, credit_sum(lightest[:n]))
+    if top > term_caps.get(nxt.code, min(cap, by_standing.get(then, cap))):
+        term_caps[nxt.code] = top
 
 
 def to_plan_constraints(cs: ConstraintSet, intake: IntakeResult, tools: Toolbox) -> PlanConstraints:

@@ -120,21 +120,32 @@ def _apply(data: dict[str, Any], mod: Modification) -> dict[str, Any]:
     v, term, course = mod.value, mod.term, mod.course
     general: float = data["max_units_per_term"]
     caps: dict[str, float] = dict(data["term_max_units"])
+    # A number of courses wanted in a term gives way to a cap on it: the cap decides the load.
+    fewest: dict[str, int] = dict(data["term_min_courses"])
     match mod.action:
         case "cap_all_terms_units" if v is not None:
             # A per-term override above the new cap would let that term keep the overload.
             lowered = {t: min(c, v) for t, c in caps.items()}
-            return {"max_units_per_term": min(general, v), "term_max_units": lowered}
+            return {
+                "max_units_per_term": min(general, v),
+                "term_max_units": lowered,
+                "term_min_courses": {},
+            }
         case "cap_term_units" if v is not None and term:
             caps[term] = min(caps.get(term, general), v)
-            return {"term_max_units": caps}
+            fewest.pop(term, None)
+            return {"term_max_units": caps, "term_min_courses": fewest}
         case "floor_term_units" if v is not None and term:
             floors = dict(data["term_min_units"])
             floors[term] = max(floors.get(term, data["min_units_per_term"]), v)
             return {"term_min_units": floors}
         case "cap_courses_per_term" if v is not None:
             old = data["max_courses_per_term"]
-            return {"max_courses_per_term": int(v if old is None else min(old, v))}
+            most = int(v if old is None else min(old, v))
+            return {
+                "max_courses_per_term": most,
+                "term_min_courses": {t: min(n, most) for t, n in fewest.items()},
+            }
         case "avoid_course" if course:
             return {
                 "avoid": sorted({*data["avoid"], course}),
@@ -175,8 +186,8 @@ def _pins_within_caps(
     caps = data["term_max_units"]
     why = [
         f"{label(term)} is capped at {num(caps.get(term, data['max_units_per_term']))} "
-        f"{unit_name()}, so {', '.join(codes)} {'moves' if len(codes) == 1 else 'move'} to a "
-        "later term"
+        f"{unit_name()}, so {', '.join(codes)} {'has' if len(codes) == 1 else 'have'} to "
+        "give way there"
         for term, codes in released.items()
     ]
     return kept, why

@@ -105,6 +105,11 @@ def _where(*items: str | None) -> str:
 def _no_plan(rec: Recommendation) -> str:
     if rec.outcome == "infeasible":
         more = "; see the counter-proposal below" if rec.counter_proposal else ""
+        if rec.infeasible_kind == "timed_out":
+            return (
+                "No plan was found before a time limit ran out; this does not prove that none "
+                f"exists{more}."
+            )
         return f"No plan meets the request as asked{more}."
     return "No plan was needed." if rec.outcome == "answered" else "No plan has been made yet."
 

@@ -26,6 +26,7 @@ from agents.planner import (
     PlanConstraints,
     PlanResult,
     SectionChoice,
+    TimeLimit,
     describe,
     plan,
     select_sections,
@@ -70,6 +71,7 @@ def place(
             round=round,
             constraints=cs,
             solver_status="infeasible",
+            infeasible_kind="proven",
             reasons=[
                 f"every term is capped at {cs.max_units_per_term:g} {unit_name()}, so no term can "
                 "take a course and the remaining requirements cannot be planned"
@@ -84,10 +86,15 @@ def place(
         result = plan(tools.catalog, intake.student, programs, pc)
     choice = first_term_sections(result, intake, tools)
     moved: list[str] = []
+    limits: list[TimeLimit] = []  # the stage's own steps whose time ran out
     clashed = choice is not None and choice.status == "clash"
     if choice is not None and (clashed or choice.free_time_conflicts):
-        result, choice, moved = _avoid_clash(result, choice, pc, cs, programs, intake, tools)
+        result, choice, moved = _avoid_clash(
+            result, choice, pc, cs, programs, intake, tools, limits
+        )
     schedule = _schedule(result, cs, round, intake, tools)
+    if choice is not None and choice.timed_out is not None:
+        limits.append(section_limit(choice))
     if moved and clashed:
         schedule.reasons.append(
             f"{', '.join(moved)} moved out of {choice.term if choice else 'the next term'} "
@@ -100,7 +107,7 @@ def place(
         # Not a bare "no": the plan for the earliest feasible term, and what blocks the target.
         away = set(cs.terms_away) | set(intake.student.terms_away)
         schedule.counter_proposal = counter_proposal(
-            tools.catalog, intake.student, programs, pc, result, away
+            tools.catalog, intake.student, programs, pc, result, away, limits
         )
         schedule.target_blockers = target_blockers(tools.catalog, intake.student, programs, pc)
     if result.status != "infeasible":
@@ -131,11 +138,13 @@ def place(
                 request=intake.request_id,
                 defects=schedule.verification,
             )
+    schedule.time_limits.extend(limits)
     log.info(
         "scheduling.done",
         request=intake.request_id,
         round=round,
         status=result.status,
+        infeasible_kind=result.infeasible_kind,
         graduation=result.graduation_term,
         ms=result.solve_ms,
     )
@@ -175,12 +184,14 @@ def _avoid_clash(
     programs: list[str],
     intake: IntakeResult,
     tools: Toolbox,
+    limits: list[TimeLimit],
 ) -> tuple[PlanResult, SectionChoice, list[str]]:
     """Re-plan with the courses outside the clash-free alternative kept out of the clashing
     term, a few times over. A re-plan is kept only when it graduates no later and has fewer
     clashes, or as many clashes and fewer broken time wishes at no more units (a free
     elective swapped for one that keeps the wish); courses the student pinned to the term
-    are never moved (a clash between them is reported instead)."""
+    are never moved (a clash between them is reported instead). A re-plan whose time ran
+    out is added to ``limits``: the clash was then not proved unavoidable."""
     assert intake.student is not None  # the intake stage always records it
     term = choice.term
     grad = Term.parse(result.graduation_term or term)
@@ -201,6 +212,15 @@ def _avoid_clash(
             programs,
             pc.model_copy(update={"not_in_term": barred}),
         )
+        if again.infeasible_kind == "timed_out":
+            limits.append(
+                TimeLimit(
+                    stage="clash_replan",
+                    seconds=pc.time_limit_s,
+                    message=f"the re-plan keeping {', '.join(movable)} out of {term} found no "
+                    f"plan within its {pc.time_limit_s:g} s limit; the clash may be avoidable",
+                )
+            )
         if again.status == "infeasible" or again.graduation_term is None:
             break
         if Term.parse(again.graduation_term) > grad:
@@ -234,6 +254,8 @@ def _schedule(
         round=round,
         constraints=cs,
         solver_status=result.status,
+        infeasible_kind=result.infeasible_kind,
+        time_limits=list(result.time_limits),
         terms=scheduled_terms(result, tools.catalog, away),
         graduation_term=result.graduation_term,
         units_planned=result.units_planned,
@@ -261,4 +283,20 @@ def _next_term(choice: SectionChoice) -> NextTermSections:
         wish_conflicts=list(choice.free_time_conflicts),
         unscheduled=list(choice.unscheduled),
         alternative=choice.alternative,
+        timed_out=choice.timed_out,
+    )
+
+
+def section_limit(choice: SectionChoice) -> TimeLimit:
+    """The section search's limit that ran out, and what that leaves unproved."""
+    seconds = choice.timed_out or 0.0
+    what = (
+        "the clashes listed are those of the best choice found; a clash-free one may exist"
+        if choice.status == "clash"
+        else "the choice is valid but not proved the best for the time wishes"
+    )
+    return TimeLimit(
+        stage="section_selection",
+        seconds=seconds,
+        message=f"the {choice.term} section search ran out of its {seconds:g} s limit: {what}",
     )

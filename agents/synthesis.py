@@ -180,7 +180,12 @@ def summarize(
         return f"Needs input: {first}{more}"
     if outcome == "infeasible":
         first = schedule.reasons[0].rstrip(".") if schedule.reasons else "no plan fits"
-        text = f"Infeasible: {first}."
+        text = f"Infeasible: {first}."  # an older checkpoint's schedule does not say which
+        if schedule.infeasible_kind == "proven":
+            text = f"Infeasible: no plan exists - {first}."
+        elif schedule.infeasible_kind == "timed_out":
+            # Never a proof: what ran out, where, and that it decides nothing.
+            text = f"No plan found in time: {first}."
         if schedule.earliest_feasible_term:
             text += f" Earliest feasible graduation: {term_label(schedule.earliest_feasible_term)}."
         return text
@@ -341,6 +346,8 @@ def synthesize(
         close_programs=close_report(intake, schedule, close, tools),
         plan=list(schedule.terms),
         graduation_term=schedule.graduation_term,
+        infeasible_kind=schedule.infeasible_kind if outcome == "infeasible" else None,
+        time_limits=list(schedule.time_limits),
         next_term=schedule.next_term,
         counter_proposal=schedule.counter_proposal,
         target_blockers=list(schedule.target_blockers),

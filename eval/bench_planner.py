@@ -23,9 +23,15 @@ With ``--alternatives K`` each feasible plan also gets up to K alternatives
 extra time (p50/p95/max over the plans), how many were found, verified, equally good or
 next best, and the plans with fewer than K (no further plan exists).
 
+An infeasible answer is counted by what it is (``PlanResult.infeasible_kind``):
+``infeasible_proven`` (no plan exists) or ``timed_out`` (a time limit ran out before any
+plan was found - not a proof); ``time_limits`` counts the plans where any step's limit ran
+out (after a proof too, e.g. the earliest graduation's search).
+
 With ``--json`` the last line printed is one JSON object: the figures over every plan, and
 under ``catalogs`` the same figures per catalog. ``--strict`` exits 1 when a target is
-missed (on any catalog) (median <= 100 ms, p95 <= 1 s, worse_than_greedy == 0).
+missed (on any catalog) (median <= 100 ms, p95 <= 1 s, worse_than_greedy == 0, no
+timed_out).
 """
 
 from __future__ import annotations
@@ -61,6 +67,7 @@ from agents.catalog import (
     UnitsCond,
     load_catalog,
     load_student,
+    offered_in,
     use_catalog,
 )
 from agents.planner import (
@@ -309,7 +316,7 @@ def greedy(
                     continue
                 if code in extra and units + load >= total:
                     break
-                if not course.offered.offered_in(term):
+                if not offered_in(catalog, course, term):
                     continue
                 if not _ok(catalog, student, course.prerequisites, done, units, progs):
                     continue
@@ -391,6 +398,10 @@ class Row:
     """Kind of each alternative found ('equally_good', 'next_best', 'better')."""
     alt_verified: int = 0
     """Alternatives with no verifier defect."""
+    infeasible_kind: str | None = None
+    """'proven' or 'timed_out' for an infeasible answer."""
+    time_limits: list[str] = field(default_factory=list)
+    """Steps whose time limit ran out ('course_selection', 'earliest_graduation', ...)."""
 
 
 def run_case(catalog: Catalog, student: StudentRecord, programs: list[str], k: int = 0) -> Row:
@@ -443,6 +454,8 @@ def run_case(catalog: Catalog, student: StudentRecord, programs: list[str], k: i
         alt_verified=sum(
             not verify_plan(catalog, student, programs, constraints, a.result) for a in found
         ),
+        infeasible_kind=result.infeasible_kind,
+        time_limits=[x.stage for x in result.time_limits],
     )
 
 
@@ -484,6 +497,10 @@ def summarize(rows: list[Row], k: int = 0) -> dict[str, Any]:
         "optimal": sum(r.status == "optimal" for r in rows),
         "feasible": sum(r.status == "feasible" for r in rows),
         "infeasible": sum(r.status == "infeasible" for r in rows),
+        # What each "infeasible" is: a proof, or a time limit that ran out (never a proof).
+        "infeasible_proven": sum(r.infeasible_kind == "proven" for r in rows),
+        "timed_out": sum(r.infeasible_kind == "timed_out" for r in rows),
+        "time_limits": sum(bool(r.time_limits) for r in rows),
         "median_ms": round(statistics.median(times), 1) if times else 0.0,
         "p95_ms": round(p95, 1),
         "max_ms": round(max(times), 1) if times else 0.0,
@@ -535,6 +552,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cs["median_ms"] > TARGET_MEDIAN_MS
         or cs["p95_ms"] > TARGET_P95_MS
         or cs["worse_than_greedy"] > 0
+        or cs["timed_out"] > 0
         for cs in per.values()
     )
     return 1 if args.strict and missed else 0
@@ -586,7 +604,7 @@ def print_rows(console: Console, title: str, rows: list[Row]) -> None:
         table.add_row(
             r.student,
             "+".join(r.programs),
-            r.status,
+            r.status if r.infeasible_kind is None else f"{r.status} ({r.infeasible_kind})",
             r.graduation or "-",
             f"{r.units:g}",
             f"{r.ms:.0f}",

@@ -77,8 +77,8 @@ class ScenarioResult(_Model):
     risks_missing: list[str] = Field(description="Labeled risk kinds not named.")
     label_mismatches: list[str] = Field(
         default_factory=list,
-        description="Exception statuses, planned courses and catalog years that differ from "
-        "the label.",
+        description="Exception statuses, planned courses, catalog years and answer phrases "
+        "that differ from the label.",
     )
     alternatives_expected: list[str] | None = Field(
         default=None, description="Labeled alternative labels, in order (None: not labeled)."
@@ -250,6 +250,11 @@ def _run_checks(r: _Partial, run: ScenarioRun, tools: Toolbox, resolve: bool) ->
             f"{code} follows {rec.catalog_years.get(code, 'no')} catalog, expected {year}"
             for code, year in exp.catalog_years.items()
             if rec.catalog_years.get(code) != year
+        ]
+        r.label_mismatches += [
+            f"the answer lacks {text!r}"
+            for text in exp.answer_includes
+            if text not in (rec.answer or "")
         ]
     elif ctx.approvals and ctx.critiques:
         # Waiting for approval: what is asked for, and the plan it is asked for, are the result.

@@ -133,6 +133,11 @@ class Expect(_Model):
         default_factory=dict,
         description="Catalog year the recommendation must say a program follows, by code.",
     )
+    answer_includes: list[str] = Field(
+        default_factory=list,
+        description="Phrases the answer to a policy question must contain, e.g. the "
+        "conclusion for this student ('below the 1.90 threshold: on academic probation').",
+    )
     alternatives: list[str] | None = Field(
         default=None,
         description="Labels of the alternatives the recommendation must show, in order, for "

@@ -43,6 +43,8 @@ def ok(
         "earliest_feasible_term": None,
         "requirement_of": req,
         "notes": [],
+        "infeasible_kind": None,
+        "time_limits": [],
     }
 
 
@@ -57,6 +59,8 @@ def infeasible(reasons: list[str], earliest: str | None) -> dict[str, Any]:
         "earliest_feasible_term": earliest,
         "requirement_of": {},
         "notes": [],
+        "infeasible_kind": "proven",
+        "time_limits": [],
     }
 
 

@@ -90,6 +90,7 @@ def _every_field() -> dict[str, Any]:
     )
     c110["sections"][0].update(instructor="R. Alvarez", capacity=0)
     c112["prerequisites"] = "15-110[C] and (standing(junior) or units(90.5))"
+    c112.update(status="dormant", last_offered="F2019")
     program = raw["programs"][0]
     program.update(
         aliases=["CS minor"],

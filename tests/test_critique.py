@@ -61,6 +61,19 @@ def test_low_gpa_student_with_two_63_unit_terms_is_rejected_citing_course_load(
                 citation=COURSE_LOAD,
             ),
         ],
+        # Why no overload lifts the limit, once, citing the overload rule (issue #17).
+        risks=[
+            Risk(
+                kind="load",
+                message="Spring 2027 cannot carry 63 units: not eligible for an overload with a "
+                "GPA of 2.60 - LOAD-OVERLOAD allows up to 63 units with advisor approval only "
+                "with a GPA of at least 3.00, as a sophomore, a junior or a senior, in good "
+                "academic standing",
+                term="S2027",
+                rule_id="LOAD-OVERLOAD",
+                citation=OVERLOAD,
+            )
+        ],
         suggestions=[
             Modification(
                 action="cap_all_terms_units",
@@ -76,7 +89,7 @@ def test_low_gpa_student_with_two_63_unit_terms_is_rejected_citing_course_load(
                 "graduation within it",
             ),
         ],
-        rules_checked=EVERYONE,
+        rules_checked=["LOAD-MAX", "LOAD-OVERLOAD", *EVERYONE[1:]],
         explanation="Rejected: the plan breaks LOAD-MAX: Spring 2027 has 63 units; with a GPA "
         "of 2.60 the limit is 54 units (and 1 more). Suggested: cap every term at 54 units; "
         "drop the graduation target and find the earliest feasible term.",

@@ -82,7 +82,7 @@ def test_the_almost_finished_minor_ranks_first_and_the_costly_and_late_ones_afte
     ]
     a_min, b_min = report.close[0], report.close[1]
     assert [(n.course, n.term, n.requirements, n.fills) for n in a_min.courses] == [
-        ("20-103", "S2027", ["A-MIN/r2"], ["r2"])
+        ("20-103", "F2027", ["A-MIN/r2"], ["r2"])
     ]
     assert a_min.units_counted == 18.0
     assert [(n.course, n.term) for n in b_min.courses] == [

@@ -8,8 +8,8 @@ import pytest
 
 from agents.errors import PlanningError, UnknownProgramError
 from agents.planner import PlanConstraints, plan
-from tests.planner_helpers import ALTERNATE, CHAIN, infeasible, whole
-from tests.planner_strategies import student
+from tests.planner_helpers import ALTERNATE, CHAIN, FS, infeasible, required, whole
+from tests.planner_strategies import catalog, course, program, student
 
 
 def test_chain_longer_than_the_target_is_explained_with_the_earliest_graduation() -> None:
@@ -56,3 +56,32 @@ def test_unknown_program_and_course_are_rejected() -> None:
             ["MAJ"],
             PlanConstraints(max_units_per_term=54, include=["99-999"]),
         )
+
+
+def test_a_course_that_cannot_be_planned_says_why_not_that_it_is_complete() -> None:
+    """Issue #17 (repeats): a passed course asked for is a retake and is planned; the only
+    courses the planner refuses are avoided ones or ones an earned anti-requisite excludes,
+    and the reason says which, never "already complete"."""
+    cat = catalog(
+        [
+            course("10-101", 9, FS),
+            course("10-102", 9, FS, anti=["10-101"]),
+            course("10-103", 9, FS),
+        ],
+        [program("MAJ", required("10-103"))],
+    )
+    record = student(["MAJ"], [{"course": "10-101", "term": "F2025", "grade": "B"}])
+    fixed = plan(
+        cat, record, ["MAJ"], PlanConstraints(max_units_per_term=27, fixed={"10-102": "S2027"})
+    )
+    assert fixed.reasons == [
+        "10-102 is fixed in S2027 but the record has its anti-requisite 10-101, which excludes "
+        "its credit"
+    ]
+    asked = plan(cat, record, ["MAJ"], PlanConstraints(max_units_per_term=27, include=["10-102"]))
+    assert asked.notes == [
+        "10-102 was asked for but the record has its anti-requisite 10-101, which excludes its "
+        "credit, so it is not planned"
+    ]
+    retake = plan(cat, record, ["MAJ"], PlanConstraints(max_units_per_term=27, include=["10-101"]))
+    assert [t.courses for t in retake.terms] == [["10-101", "10-103"]] and retake.notes == []

@@ -6,6 +6,7 @@ with the standard loads."""
 
 from __future__ import annotations
 
+from agents.artifacts import ConstraintSet
 from agents.catalog import Catalog, StudentRecord
 from agents.intake import read_request
 from agents.planner import PlanConstraints, PlanResult, StandardLoads, plan
@@ -54,6 +55,15 @@ def test_a_target_that_needs_an_overload_gets_the_least_one() -> None:
     assert verify_plan(cat, st, ["MAJ"], c, result) == []
 
 
+def test_an_overload_the_target_needs_takes_the_fewest_approvals() -> None:
+    """Terms above the standard load (approvals) are kept fewest before the load is
+    balanced: the 9 units above sit in one term, not spread over two."""
+    cat, st = _major(7)
+    c = PlanConstraints(max_units_per_term=27, target_term="S2028", standard=STANDARD_18)
+    loads = [u for _, u in _loads(plan(cat, st, ["MAJ"], c))]
+    assert sum(u > 18 for u in loads) == 1
+
+
 def test_standard_loads_without_a_target_hold_like_caps() -> None:
     cat, st = _major(5)
     c = PlanConstraints(max_units_per_term=27, standard=STANDARD_18)  # e.g. the target dropped
@@ -84,3 +94,23 @@ def test_graduating_in_eleven_terms_needs_no_overload(hb_tools: Toolbox) -> None
     assert r.proposal.plan is not None and r.proposal.plan.graduation_term == "T12028"
     assert max(u for _, u in r.loads) <= 4.0
     assert r.critique.approval == "approved"
+
+
+def test_the_students_own_cap_above_the_standard_load_plans_within_it(
+    hb_tools: Toolbox,
+) -> None:
+    """'Up to 5.0 credits a term, done by T32028': the standard loads reach the target, so
+    no term carries an overload and no approval is asked for (a student's cap used to
+    replace the standard loads, and the plan front-loaded terms that each needed one)."""
+    request = hb_request("hb-double-major").model_copy(update={"max_units_per_term": 5.0})
+    intake = read_request(request, hb_tools)
+    cs = initial_constraints(intake, hb_tools)
+    assert (cs.max_units_per_term, cs.target_term) == (5.0, "T32028")
+    assert cs.standard == StandardLoads(max_units_per_term=4.0)
+    result = plan(hb_tools.catalog, intake.student, intake.target_programs, _pc(cs, hb_tools))
+    assert result.graduation_term == "T22028"
+    assert max(u for _, u in _loads(result)) <= 4.0
+
+
+def _pc(cs: ConstraintSet, tools: Toolbox) -> PlanConstraints:
+    return PlanConstraints.from_constraint_set(cs, horizon_terms=tools.horizon_terms)

@@ -56,6 +56,7 @@ def result(**changes: Any) -> dict[str, Any]:
         "free_days": [],
         "not_before": None,
         "not_after": None,
+        "timed_out": None,
     }
     base.update(changes)
     return base

@@ -56,6 +56,9 @@ class Goals(Artifact):
     )
     max_units_per_term: float | None = Field(default=None, description="Student's unit cap.")
     max_courses_per_term: int | None = Field(default=None, description="Student's course cap.")
+    next_term_courses: int | None = Field(
+        default=None, description="Courses the student wants to take in the next term."
+    )
     optional_terms: list[str] = Field(
         default_factory=list,
         description="Optional terms (summer, interim) the plan may use, as term codes, each "

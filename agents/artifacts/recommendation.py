@@ -29,6 +29,7 @@ from agents.artifacts.schedule import (
     ScheduledTerm,
 )
 from agents.catalog.exceptions import ExceptionUse
+from agents.planner import TimeLimit
 
 
 class Recommendation(Artifact):
@@ -53,6 +54,17 @@ class Recommendation(Artifact):
     )
     plan: list[ScheduledTerm] = Field(default_factory=list, description="The final plan.")
     graduation_term: str | None = Field(default=None, description="Planned graduation.")
+    infeasible_kind: Literal["proven", "timed_out"] | None = Field(
+        default=None,
+        description="With outcome 'infeasible': 'proven' (no plan exists, for the cause the "
+        "summary gives) or 'timed_out' (no plan was found before a time limit ran out, which "
+        "does not prove that none exists; see time_limits).",
+    )
+    time_limits: list[TimeLimit] = Field(
+        default_factory=list,
+        description="Steps of the final schedule whose time limit ran out before they "
+        "answered, each with its limit in seconds and what it left undecided.",
+    )
     next_term: NextTermSections | None = Field(default=None, description="Next-term sections.")
     counter_proposal: CounterProposal | None = Field(
         default=None,

@@ -63,6 +63,13 @@ class PlanRequest(Artifact):
     max_courses_per_term: int | None = Field(
         default=None, ge=1, description="The student's own cap on courses per term."
     )
+    next_term_courses: int | None = Field(
+        default=None,
+        ge=1,
+        description="How many courses the student wants to take in the next term ('five "
+        "courses next semester'): planned as asked, and the critique says whether that load "
+        "needs an overload approval the student may get. Not a cap (see max_courses_per_term).",
+    )
     terms_away: list[str] = Field(
         default_factory=list, description="Future terms away (abroad, leave), as term codes."
     )

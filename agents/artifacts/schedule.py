@@ -10,7 +10,7 @@ from agents.artifacts.base import (
     Artifact,
     StageStatus,
 )
-from agents.planner import ConstraintSet
+from agents.planner import ConstraintSet, TimeLimit
 
 
 class ScheduledCourse(Artifact):
@@ -59,6 +59,12 @@ class NextTermSections(Artifact):
     unscheduled: list[str] = Field(default_factory=list, description="Courses without sections.")
     alternative: list[str] | None = Field(
         default=None, description="Best alternative course set when the plan's set clashes."
+    )
+    timed_out: float | None = Field(
+        default=None,
+        description="The section search's time limit (seconds) when it ran out before the "
+        "choice was proved best: the clashes are those of the best choice found, not proved "
+        "unavoidable. None: proved.",
     )
 
 
@@ -128,6 +134,19 @@ class Schedule(Artifact):
     constraints: ConstraintSet | None = Field(default=None, description="Constraints used.")
     solver_status: Literal["optimal", "feasible", "infeasible", "not_run"] = Field(
         description="Optimal, feasible (time limit), infeasible, or not run."
+    )
+    infeasible_kind: Literal["proven", "timed_out"] | None = Field(
+        default=None,
+        description="When infeasible: 'proven' (no plan exists; the reasons give the cause) "
+        "or 'timed_out' (a time limit ran out before any plan was found - see time_limits; "
+        "this does not prove that none exists). None when a plan was found or none was needed.",
+    )
+    time_limits: list[TimeLimit] = Field(
+        default_factory=list,
+        description="Steps whose time limit ran out before they answered: the planner's "
+        "(course selection, placement, earliest graduation, diagnosis) and the stage's own "
+        "(next-term sections, the counter-proposal, re-plans around a clash), each with the "
+        "limit in seconds and what it left undecided.",
     )
     terms: list[ScheduledTerm] = Field(default_factory=list, description="The plan.")
     graduation_term: str | None = Field(default=None, description="Last term of the plan.")

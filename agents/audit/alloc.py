@@ -67,6 +67,7 @@ from agents.catalog import (
     SharingLimit,
     Term,
 )
+from agents.catalog.credits import grade_average
 
 Target = tuple[str, int]  # (program code, node index in the flattened tree)
 
@@ -173,12 +174,10 @@ class Allocator:
         return req.min_units is None or sum(o.units for o in taken) >= req.min_units - EPS
 
     def set_gpa(self, taken: Iterable[Option]) -> float | None:
-        pts = units = 0.0
-        for o in taken:
-            if self.in_gpa(o):
-                pts += self.catalog.grade_by_symbol[o.grade or ""].points * o.units
-                units += o.units
-        return round(pts / units, 2) if units else None
+        points = self.catalog.grade_by_symbol
+        return grade_average(
+            (points[o.grade or ""].points, o.units) for o in taken if self.in_gpa(o)
+        )
 
     def satisfies(self, req: Leaf, taken: Sequence[Option]) -> bool:
         """Whether ``taken`` meets ``req``; for a distributed set, whether some part does."""

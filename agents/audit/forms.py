@@ -22,6 +22,7 @@ from typing import Any
 from agents.audit.pool import Option
 from agents.audit.program import required_count
 from agents.catalog import Catalog, CourseCap, CourseSetRequirement
+from agents.catalog.credits import grade_average
 
 EPS = 1e-9
 MEMO_MAX = 50_000  # witness answers kept per allocation (the search asks the same bags often)
@@ -265,10 +266,12 @@ class _Search:
         if minimum is None:
             return False
         pts = hours = 0.0
+        counted: list[tuple[float, float]] = []  # (grade points, units) in the average
         for j in chosen:
             in_gpa, points = self.forms.grade(self.bag[j])
             if in_gpa:
                 pts, hours = pts + points * self.bag[j].units, hours + self.bag[j].units
+                counted.append((points, self.bag[j].units))
         outside = 0
         graded: list[tuple[float, float]] = []
         for j in range(start, len(self.bag)):
@@ -284,7 +287,9 @@ class _Search:
             if k >= must and (not hours or points <= pts / hours):
                 break  # no GPA yet is no GPA to fail; a lower grade only lowers it
             pts, hours = pts + points * size, hours + size
-        return bool(hours) and round(pts / hours, 2) < minimum - EPS
+            counted.append((points, size))
+        gpa = grade_average(counted)  # as the audit rounds it (``credits.grade_average``)
+        return gpa is not None and gpa < minimum - EPS
 
     def _dfs(
         self, start: int, chosen: list[int], count: list[int], units: list[float]

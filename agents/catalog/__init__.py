@@ -21,6 +21,13 @@ from agents.catalog.loader import (
     parse_catalog,
 )
 from agents.catalog.model import Catalog, institution_programs, with_institution
+from agents.catalog.offerings import (
+    dormant_note,
+    is_published,
+    next_offered,
+    not_offered,
+    offered_in,
+)
 from agents.catalog.policies import AcademicStatus, PolicyRule, RuleCondition, Severity
 from agents.catalog.prereq import (
     COURSE_CODE_PATTERN,
@@ -126,15 +133,20 @@ __all__ = [
     "credit_sum",
     "credits_text",
     "default_catalog_path",
+    "dormant_note",
     "first_regular",
     "format_credits",
     "format_prereq",
     "institution_programs",
+    "is_published",
     "iter_prereq",
     "json_path",
     "load_catalog",
     "load_student",
     "model_schema",
+    "next_offered",
+    "not_offered",
+    "offered_in",
     "parse_catalog",
     "parse_prereq",
     "programs_in",

@@ -79,6 +79,8 @@ class Offering(CatalogModel):
 
 
 SUBJECT_PATTERN = r"^[A-Z0-9]{1,10}$"
+CourseStatus = Literal["active", "dormant", "retired"]
+"""Whether a course still runs: see ``Course.status``; ``agents.catalog.offerings`` reads it."""
 
 
 class Course(CatalogModel):
@@ -127,7 +129,28 @@ class Course(CatalogModel):
     grading: Literal["graded", "pass_fail_allowed", "pass_fail_only"] = Field(
         default="graded", description="Grading options."
     )
+    free_elective: bool = Field(
+        default=True,
+        description="Whether a planner may add the course on its own to make up units (a "
+        "free elective). False for a course a student arranges or applies for rather than "
+        "fills a schedule with: a practicum, internship, student teaching, independent "
+        "study, research, a thesis or recital. Such a course is still planned when a "
+        "requirement counts it or the student asks for it.",
+    )
     sections: list[Section] = Field(default_factory=list, description="Scheduled sections.")
+    status: CourseStatus = Field(
+        default="active",
+        description="'active': runs as its offering pattern says; 'dormant': still listed "
+        "but not run for several years, possibly discontinued - planned only where no other "
+        "course serves, and then with a risk naming when it last ran; 'retired': withdrawn, "
+        "runs in no term (kept for records, equivalences and exceptions).",
+    )
+    last_offered: str | None = Field(
+        default=None,
+        pattern=TERM_CODE_PATTERN,
+        description="The last term the course actually ran, from the registrar's records, "
+        "e.g. 'F2019'; quoted in the risk for a dormant course. None: not recorded.",
+    )
 
     @field_validator("units")
     @classmethod
@@ -160,6 +183,11 @@ class Course(CatalogModel):
     def open_to(self, standing: ClassStanding) -> bool:
         """Whether a student of ``standing`` may take the course."""
         return not self.restricted_to or standing in self.restricted_to
+
+    @cached_property
+    def section_terms(self) -> frozenset[str]:
+        """Codes of the terms the course has a section in."""
+        return frozenset(s.term for s in self.sections)
 
     def sections_in(self, term: Term | str) -> list[Section]:
         code = term.code if isinstance(term, Term) else term

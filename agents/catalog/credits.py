@@ -13,6 +13,7 @@ them needs no tolerance.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -41,6 +42,9 @@ _C = TypeVar("_C", bound=CatalogLike)
 HUNDREDTHS = 100
 """Credits are exact to this fraction of a unit (two decimal places)."""
 
+GRADE_PLACES = 10_000
+"""Grade points are exact to this fraction of a point (four places: 3.67, 3.333)."""
+
 _UNIT_NAME: ContextVar[str] = ContextVar("unit_name", default="units")
 
 
@@ -61,6 +65,44 @@ def credit_sum(values: Iterable[float]) -> float:
 def credit_sub(a: float, b: float) -> float:
     """The exact difference ``a - b`` of two credit values."""
     return from_hundredths(hundredths(a) - hundredths(b))
+
+
+def credit_step(values: Iterable[float]) -> int:
+    """The step of a credit system, in hundredths: the largest credit that divides every
+    one of ``values`` (a catalog's course units). 9-, 12- and 10-unit courses step by 1
+    unit (100), 1-, 0.5- and 0.25-credit ones by 0.25 (25); multiplying every value by a
+    factor multiplies the step by it, so counts of steps do not change. 100 for no values."""
+    return math.gcd(*(abs(hundredths(v)) for v in values)) or HUNDREDTHS
+
+
+def typical_credits(values: Iterable[float]) -> float:
+    """The size of the typical course among courses of ``values`` credits: the one the
+    median credit is taught in (a median weighted by credits, so a dozen quarter-credit
+    activities do not make 1-credit courses atypical). Always one of ``values``, so it
+    scales with them; 0 for none."""
+    sizes = sorted(hundredths(v) for v in values)
+    seen = 0
+    for size in sizes:
+        seen += size
+        if 2 * seen >= sum(sizes):
+            return from_hundredths(size)
+    return 0.0
+
+
+def grade_average(graded: Iterable[tuple[float, float]]) -> float | None:
+    """The average of grade points weighted by credits - a GPA - from (points, credits)
+    pairs: exact (grade points to four places, credits in hundredths, in integers) and
+    rounded half up to two places, 3.435 -> 3.44. Credits of any size give the same GPA
+    (a float average read 3.4349999 with 1-unit courses and 3.4350001 with 9-unit ones).
+    None when no credits count."""
+    points = credits = 0
+    for grade, size in graded:
+        points += round(grade * GRADE_PLACES) * hundredths(size)
+        credits += hundredths(size)
+    if not credits:
+        return None
+    scale = GRADE_PLACES // HUNDREDTHS  # the average in hundredths is points / credits / scale
+    return from_hundredths((2 * points + credits * scale) // (2 * credits * scale))
 
 
 def is_credit_value(value: float) -> bool:

@@ -1,7 +1,8 @@
 """Cross-reference checks of a typed catalog: what a JSON Schema cannot see.
 
 Every reference must resolve (courses, programs, grades, policy rules, documents and their
-sections), ids must be unique, sections must fall in terms the course is offered, and the
+sections), ids must be unique, sections must fall in terms the course is offered, terms
+listed as published must have sections (``offerings.offering_problems``), and the
 prerequisite graph must have no cycle. Each problem names the JSON path and the item.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from agents.catalog.model import Catalog
+from agents.catalog.offerings import offering_problems
 from agents.catalog.policies import Document
 from agents.catalog.prereq import CourseCond, ProgramCond, courses_in, iter_prereq
 from agents.catalog.programs import Program
@@ -201,6 +203,7 @@ def reference_problems(cat: Catalog) -> list[str]:
             )
 
     problems.extend(rule_problems(cat))
+    problems.extend(offering_problems(cat))
     problems.extend(_cycle_problems(cat))
     return problems
 

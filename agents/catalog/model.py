@@ -14,10 +14,11 @@ from collections.abc import Iterable
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from agents.catalog.base import CatalogModel
 from agents.catalog.courses import Course
+from agents.catalog.credits import from_hundredths, hundredths, typical_credits
 from agents.catalog.policies import DocSection, Document, PolicyRule
 from agents.catalog.prereq import ClassStanding
 from agents.catalog.programs import Program
@@ -55,6 +56,13 @@ DEFAULT_GRADE_SCALE: list[dict[str, Any]] = [
 ]
 
 
+YEAR_COURSES = 10
+"""Courses in a year of full-time study: where a catalog gives no standing thresholds, a
+student is a sophomore after ten typical courses (``credits.typical_credits``), a junior
+after twenty, a senior after thirty (90/180/270 units with 9-unit courses, 10/20/30 credits
+with 1-credit ones)."""
+
+
 class StandingThresholds(CatalogModel):
     """Units completed needed for each class standing."""
 
@@ -87,7 +95,11 @@ class Catalog(CatalogModel):
         description="Grades and their points.",
     )
     standing_thresholds: StandingThresholds = Field(
-        default_factory=StandingThresholds, description="Units per class standing."
+        default_factory=StandingThresholds,
+        description="Units per class standing. When not given: 10, 20 and 30 times the "
+        "catalog's typical course (the size its median unit is taught in), a year being ten "
+        "courses - so a catalog of 1-credit courses is not read with thresholds meant for "
+        "9-unit ones.",
     )
     courses: list[Course] = Field(description="Every course.")
     programs: list[Program] = Field(description="Majors, minors and concentrations.")
@@ -100,6 +112,26 @@ class Catalog(CatalogModel):
     )
     policies: list[PolicyRule] = Field(description="Machine-checkable policy rules.")
     documents: list[Document] = Field(description="Policy and program documents.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _typical_thresholds(cls, data: Any) -> Any:
+        """Standing thresholds from the catalog's typical course when it gives none
+        (``YEAR_COURSES``): no unit size is assumed."""
+        if not isinstance(data, dict) or "standing_thresholds" in data:
+            return data
+        courses = data.get("courses")
+        units: list[Any] = [
+            c.get("units") if isinstance(c, dict) else getattr(c, "units", None)
+            for c in courses or []
+        ]
+        sizes: list[float] = [u for u in units if type(u) in (int, float) and u > 0]
+        if not sizes or len(sizes) < len(units):
+            return data  # not a list of courses: the field validators will say so
+        typical = hundredths(typical_credits(sizes))
+        years = {"sophomore": 1, "junior": 2, "senior": 3}
+        thresholds = {k: from_hundredths(typical * YEAR_COURSES * n) for k, n in years.items()}
+        return {**data, "standing_thresholds": thresholds}
 
     # Indexes built once; the model is frozen so they never go stale.
     @cached_property

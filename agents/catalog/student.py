@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.catalog.base import CatalogModel
-from agents.catalog.credits import credit_sum
+from agents.catalog.credits import credit_sum, grade_average
 from agents.catalog.exceptions import AdvisorException, Approval, ExceptionsFile, error_path
 from agents.catalog.model import Catalog
 from agents.catalog.policies import AcademicStatus
@@ -191,7 +191,7 @@ class StudentRecord(CatalogModel):
         """
         if self.gpa is not None:
             return self.gpa
-        pts = units = 0.0
+        graded: list[tuple[float, float]] = []  # (grade points, credits)
         for a in self.courses:
             if a.status != "completed" or a.source != "institution" or a.grade is None:
                 continue
@@ -203,10 +203,8 @@ class StudentRecord(CatalogModel):
                 best = self.best_attempt(a.course, catalog)
                 if best is not a:
                     continue
-            u = self.units_of(a, catalog)
-            pts += g.points * u
-            units = credit_sum((units, u))
-        return round(pts / units, 2) if units else None
+            graded.append((g.points, self.units_of(a, catalog)))
+        return grade_average(graded)
 
     def recent_gpa(self, catalog: Catalog, terms: int = 2) -> float | None:
         """GPA over the last ``terms`` completed regular terms (``Term.regular``; summer and
@@ -227,13 +225,11 @@ class StudentRecord(CatalogModel):
         codes = {a.term for a in graded}
         ordered = sorted(codes, key=lambda t: Term.parse(t, catalog.calendar).index)
         window = set(ordered[-terms:]) if terms > 0 else set()
-        pts = units = 0.0
-        for a in graded:
-            if a.term in window:
-                u = self.units_of(a, catalog)
-                pts += catalog.grade_by_symbol[a.grade or ""].points * u
-                units = credit_sum((units, u))
-        return round(pts / units, 2) if units else None
+        return grade_average(
+            (catalog.grade_by_symbol[a.grade or ""].points, self.units_of(a, catalog))
+            for a in graded
+            if a.term in window
+        )
 
     def approvals(self) -> list[Approval]:
         """The record's ``approve`` exceptions."""

@@ -90,6 +90,13 @@ class Calendar(CatalogModel):
         description="Published first and last days of terms, one entry per term, as the "
         "registrar's academic calendar gives them; they win over a kind's typical_dates.",
     )
+    sections_published: list[str] = Field(
+        default_factory=list,
+        description="Terms whose schedule of classes is published in full (codes, e.g. "
+        "['S2027']): in these a course runs only if it has a section, whatever its offering "
+        "pattern says. Other terms follow the offering patterns (their sections, if any, are "
+        "early or partial listings).",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Calendar:

@@ -71,6 +71,12 @@ class IntakeExtraction(BaseModel):
     target_phrase: str = Field(default="", description="The words that stated the target.")
     max_units_per_term: float | None = Field(default=None, description="Units cap asked for.")
     max_courses_per_term: int | None = Field(default=None, description="Courses cap asked for.")
+    next_term_courses: int | None = Field(
+        default=None,
+        description="How many courses the student wants next term, when the text says so "
+        "without a cap ('I want to take 5 courses next semester' -> 5; 'at most 5 courses' is "
+        "max_courses_per_term instead).",
+    )
     terms_away: list[str] = Field(default_factory=list, description="Terms away as codes.")
     optional_terms: list[str] = Field(
         default_factory=list,

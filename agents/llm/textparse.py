@@ -1,12 +1,13 @@
 """The offline reader of a plan request's free text: rules, not a model.
 
 ``parse_request_text`` finds the intent, programs (by code, name or alias), a graduation
-target, load caps, terms away, optional terms to take courses in (summer, interim), course
-codes, interests and free days or times. Every finding is checked against the catalog and
-explained in a note ("read 'CS minor' as CS-MIN (Computer Science minor)"); what cannot be
-resolved is returned as an ``unresolved`` phrase, never guessed. A relative target ("in 3.5
-years") needs the student's start term; without it the phrase is unresolved. Pure and
-deterministic: the same text and catalog always give the same extraction.
+target, load caps, a number of courses wanted next term, terms away, optional terms to take
+courses in (summer, interim), course codes, interests and free days or times. Every finding
+is checked against the catalog and explained in a note ("read 'CS minor' as CS-MIN
+(Computer Science minor)"); what cannot be resolved is returned as an ``unresolved``
+phrase, never guessed. A relative target ("in 3.5 years") needs the student's start term;
+without it the phrase is unresolved. Pure and deterministic: the same text and catalog
+always give the same extraction.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from __future__ import annotations
 import re
 
 from agents.catalog import Catalog, Term, unit_name
+from agents.catalog.courses import code_subject
 from agents.errors import TermError
 from agents.llm.boundary import CoursePin, IntakeExtraction
 from agents.llm.textparse_optional import read_optional_terms
-from agents.llm.textparse_prefs import interests_in, load_caps, time_preferences
+from agents.llm.textparse_prefs import courses_wanted, interests_in, load_caps, time_preferences
 from agents.llm.textparse_programs import (
     Mention,
     Span,
@@ -43,7 +45,12 @@ __all__ = [
 ]
 
 
-_COURSE_RE = re.compile(r"(?<![\w-])([0-9]{2}-[0-9]{3})(?![\w-])")
+# Codes of the sample's form ('15-112') and subject-letter codes ('CSCI 120', 'CHEM 121L');
+# a letter code counts only when the catalog knows it or its subject (see _catalog_code).
+_COURSE_RE = re.compile(r"(?<![\w-])([0-9]{2}-[0-9]{3}|[A-Z]{2,5}[ -]?[0-9]{2,4}[A-Z]?)(?![\w-])")
+# A wish to take again a course the sentence first says was taken ("I failed 15-122 and
+# want to retake it", "got a C- in CSCI 120; I'd like to take it again").
+_RETAKE = re.compile(r"\b(retak\w*|re-take\w*|repeat\w*|again)\b", re.I)
 # Later entries win ties: "rather not take" is an avoid cue that ends with "take".
 _COURSE_CUES: list[tuple[str, re.Pattern[str]]] = [
     ("include", re.compile(
@@ -149,12 +156,18 @@ def _policysentences(text: str) -> str:
 
 def _read_courses(text: str, sents: list[Span], catalog: Catalog, out: IntakeExtraction) -> None:
     prev: tuple[Span, int, str] | None = None
-    for m in _COURSE_RE.finditer(text):
-        code, sent = m.group(1), sentence_of(sents, m.start())
+    found = list(_COURSE_RE.finditer(text))
+    for i, m in enumerate(found):
+        code, sent = _catalog_code(m.group(1), catalog), sentence_of(sents, m.start())
+        if code is None:
+            continue
         same = prev is not None and prev[0] == sent
         lead = text[prev[1] if prev and same else sent[0] : m.start()]
         role = last_cue(lead, _COURSE_CUES) or (prev[2] if prev and same else "mentioned")
         prev = (sent, m.end(), role)
+        nxt = found[i + 1].start() if i + 1 < len(found) else len(text)
+        if role in ("already", "mentioned") and _retake_after(text[m.end() : min(nxt, sent[1])]):
+            role = "include"
         course = catalog.course_by_code.get(code)
         if course is None:
             if code not in out.unresolved:
@@ -174,6 +187,27 @@ def _read_courses(text: str, sents: list[Span], catalog: Catalog, out: IntakeExt
                 out.notes.append(f"read {code} as wanted in {pin.label()}")
         elif role == "mentioned":
             out.notes.append(f"{code} ({course.title}) is mentioned without a wish; not planned")
+
+
+def _retake_after(after: str) -> bool:
+    """Whether the words after a course ask to take it again, and not to avoid doing so
+    ("... and want to retake it", not "... and don't want to repeat it")."""
+    m = _RETAKE.search(after)
+    return m is not None and last_cue(after[: m.start()], _COURSE_CUES) != "avoid"
+
+
+def _catalog_code(found: str, catalog: Catalog) -> str | None:
+    """The catalog's code for a code found in the text ('CSCI120' -> 'CSCI 120'); a code of
+    the sample's form is kept as written (unknown: reported as unresolved), an unknown
+    letter code only when its subject is the catalog's ('MATH 999'), else it is no course
+    ('SAT 1450')."""
+    if found in catalog.course_by_code or found[:1].isdigit():
+        return found
+    key = "".join(ch for ch in found if ch.isalnum())
+    for c in catalog.courses:
+        if "".join(ch for ch in c.code if ch.isalnum()) == key:
+            return c.code
+    return found if any(c.subject_code == code_subject(found) for c in catalog.courses) else None
 
 
 _PIN_TERM = re.compile(r"^\s*(?:in|during|for)\s+(?:the\s+)?([a-z]+\s+[0-9]{4})\b", re.I)
@@ -239,6 +273,10 @@ def parse_request_text(
         elif what == "courses" and out.max_courses_per_term is None:
             out.max_courses_per_term = int(n)
             out.notes.append(f"read {phrase!r} as a cap of {int(n)} courses per term")
+    wanted = courses_wanted(text)
+    if wanted is not None:
+        out.next_term_courses, phrase = wanted
+        out.notes.append(f"read {phrase!r} as {wanted[0]} courses wanted next term")
     adds = [m.span for m in mentions if m.role == "add"]
     out.interests.extend(interests_in(text, adds, out.notes))
     days, before, after, time_notes = time_preferences(text)

@@ -27,6 +27,14 @@ _CAP_RES = [
     re.compile(rf"\b{_CAP}\s+{_N}\s+{_WHAT}(?![\w-])", re.I),
     re.compile(rf"\b{_N}\s+{_WHAT}\s+(?:max(?:imum)?|at most|or (?:fewer|less))\b", re.I),
 ]
+# A number of courses wanted in the next term (not a cap): "5 courses next semester",
+# "next term I'd like to take five classes".
+_NEXT = r"(?:next|the next|this coming|the coming)\s+(?:semester|term|trimester|quarter)"
+_WANTED_RES = [
+    re.compile(rf"\b{_N}\s+(?:courses|classes)\s+{_NEXT}\b", re.I),
+    re.compile(rf"\b{_NEXT}\b[^.;!?\n]{{0,40}}?\b{_N}\s+(?:courses|classes)\b", re.I),
+]
+_CAP_BEFORE = re.compile(rf"{_CAP}\s*$", re.I)
 
 _INTEREST_RE = re.compile(
     r"\b(?:interested in|interest in|interests are|interests include|passionate about|"
@@ -117,6 +125,18 @@ def load_caps(text: str) -> list[tuple[str, float, str]]:
             what = "courses" if groups[1].lower().startswith(("course", "class")) else "units"
             found.append((m.start(), what, n, m.group(0)))
     return [(w, n, p) for _, w, n, p in sorted(found)]
+
+
+def courses_wanted(text: str) -> tuple[int, str] | None:
+    """How many courses the student wants next term and the words ('5 courses next
+    semester'); None when the text gives no such number or gives it as a cap ('at most 5
+    courses next term' is one, read by ``load_caps``)."""
+    for rx in _WANTED_RES:
+        for m in rx.finditer(text):
+            if _CAP_BEFORE.search(text[: m.start(1)]):
+                continue
+            return int(_num(m.group(1))), m.group(0)
+    return None
 
 
 def interests_in(text: str, taken: list[Span], notes: list[str]) -> list[str]:

@@ -18,6 +18,7 @@ from agents.planner.schema import (
     PlannedTerm,
     PlanResult,
     StandardLoads,
+    TimeLimit,
 )
 
 if TYPE_CHECKING:
@@ -66,6 +67,7 @@ __all__ = [
     "PlannedTerm",
     "SectionChoice",
     "StandardLoads",
+    "TimeLimit",
     "alternatives",
     "always_clashing",
     "describe",

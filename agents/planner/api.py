@@ -5,16 +5,19 @@ requirements of every target program (sharing limits included), adds free electi
 the degree's total units, and places everything in terms so that prerequisites,
 corequisites, offerings, unit loads (caps by term and by the class standing at its start),
 terms away and anti-requisites all hold. Objectives, in strict priority order: earliest
-graduation, fewest units (so fewest extra units), fewest courses taken on someone's consent,
-most even load, then earliest placement as the explicit tie-break; fewer consent courses,
+graduation, fewest dormant (possibly discontinued) optional courses and fewest courses on
+consent that a prerequisite course could open instead (``agents.planner.risky``), fewest
+units (so fewest extra units), fewest courses taken on someone's consent, most even load,
+then earliest placement as the explicit tie-break; fewer consent courses,
 then interests, then early and low-level courses break ties between course sets of equal
 units. ``status`` is "optimal" when graduation and units are proved optimal (balance is
 best effort within a deterministic budget).
 
 Standard loads below the caps (``ConstraintSet.standard``: the caps allow an overload) come
 first: the plan is solved within the standard loads, and only when none meets the target
-(or fits the horizon) within the caps, with the fewest units above the standard loads, then
-the fewest terms above them, then the earliest graduation by the target.
+(or fits the horizon) within the caps, with the fewest terms above the standard loads (each
+needs its own approval), then the fewest units above them, then the earliest graduation by
+the target.
 
 Every plan is checked against the degree audit before it is returned; when the audit counts
 courses differently from the model, the plan is re-solved with the audit's allocation pinned
@@ -23,7 +26,11 @@ courses differently from the model, the plan is re-solved with the audit's alloc
 When no plan exists the result says why in words a student understands (a prerequisite
 chain that needs more terms than remain, an offering after the target, units that do not
 fit under the cap, a sharing limit) and, when a target term was the obstacle, the earliest
-graduation that would work.
+graduation that would work. Every infeasible result says which it is
+(``PlanResult.infeasible_kind``): ``proven``, or ``timed_out`` when a step's time limit ran
+out before any plan was found - the step and its limit are in ``time_limits`` and the
+reason says that this proves nothing. A step that runs out after a proof (the earliest
+graduation, the diagnosis) is listed there too and leaves the proof standing.
 
 Module map (each imports only modules listed after it):
 
@@ -37,9 +44,10 @@ Module map (each imports only modules listed after it):
 - ``solve``: the staged solve; ``goals``: the objectives of its last stages; ``search``:
   decision strategy and solver runs;
 - ``model``: the time-indexed CP-SAT model; ``select``: course-set model, requirement
-  encoding; ``cuts``: no-good cuts of earlier plans; ``cpsat``: deterministic solver and
-  objective helpers;
-- ``pool``: the candidate courses; ``prep``: ``Prep`` and earliest terms;
+  encoding; ``cuts``: no-good cuts of earlier plans; ``cpsat``: deterministic solver,
+  objective helpers and units as whole steps of the catalog's credit system;
+- ``pool``: the candidate courses; ``fillers``: which courses may be free electives, and
+  their weight by size and kind; ``prep``: ``Prep`` and earliest terms;
 - ``reqtree``: compiled requirements; ``catalog_index``: per-catalog facts;
   ``record``: the student's credit; ``terms``: horizon and term parsing;
 - ``schema``: ``PlanConstraints``, ``PlannedTerm``, ``PlanResult``; ``solution``: a solve's
@@ -61,7 +69,7 @@ from agents.planner.prep import Prep
 from agents.planner.reasons import analysis_reasons, diagnose, input_reasons
 from agents.planner.repair import agree_with_audit
 from agents.planner.result import build_result
-from agents.planner.schema import PlanConstraints, PlanResult
+from agents.planner.schema import PlanConstraints, PlanResult, TimeLimit, TimeLimitStage
 from agents.planner.setup import PlanSetup
 from agents.planner.solution import Solution
 
@@ -100,19 +108,22 @@ def plan(
             ms=result.solve_ms,
         )
         return result
+    # A step whose time ran out decided nothing: it is reported as such, never as a proof.
+    limits: list[TimeLimit] = []
     if sol.status == "unknown":
-        reasons.append(
-            f"the solver found no plan within {constraints.time_limit_s:g} s; this does not "
-            "prove that none exists - raise time_limit_s"
-        )
-    earliest = _earliest(setup, deadline) if setup.target is not None else None
+        limits.append(_main_limit(sol, prep, deadline, constraints.time_limit_s))
+        reasons.append(limits[0].message)
+    earliest = _earliest(setup, deadline, limits) if setup.target is not None else None
     if earliest is not None:
         reasons.append(
-            f"graduating by {end.code} is not possible; the earliest feasible "
-            f"graduation is {earliest}"
+            f"graduating by {end.code} is not possible; the earliest feasible graduation is "
+            f"{earliest}"
+            if sol.status == "infeasible"
+            else f"no plan graduating by {end.code} was found in time; the earliest graduation "
+            f"found is {earliest}"
         )
     if prep is not None and sol.status == "infeasible" and not reasons:
-        reasons = diagnose(setup, end, deadline)
+        reasons = diagnose(setup, end, deadline, limits)
     if not reasons:
         reasons.append(
             f"no plan satisfies every requirement, prerequisite, offering and unit limit "
@@ -127,10 +138,55 @@ def plan(
         reasons=reasons,
         earliest_feasible_term=earliest,
         requirement_of={},
+        infeasible_kind="timed_out" if sol.status == "unknown" else "proven",
+        time_limits=limits,
         solve_ms=round((time.perf_counter() - t0) * 1000, 3),
     )
-    log.info("planner.infeasible", student=student.id, reasons=len(reasons), ms=result.solve_ms)
+    log.info(
+        "planner.infeasible",
+        student=student.id,
+        kind=result.infeasible_kind,
+        reasons=len(reasons),
+        ms=result.solve_ms,
+    )
     return result
+
+
+STAGE_WORDS: dict[TimeLimitStage, str] = {
+    "course_selection": "course selection",
+    "placement": "placing the courses in terms",
+    "earliest_graduation": "the search for the earliest feasible graduation",
+    "diagnosis": "the search for the constraint that rules every plan out",
+}
+
+
+def _main_limit(
+    sol: Solution, prep: Prep | None, deadline: float, time_limit_s: float
+) -> TimeLimit:
+    """The step of the staged solve whose time ran out, in words that claim no proof."""
+    stage, seconds = sol.limit or ("placement", time_limit_s)
+    where = STAGE_WORDS[stage]
+    if sol.retried:
+        where += " on the full candidate pool (the pruned pool has no plan)"
+    if time.perf_counter() >= deadline:
+        return TimeLimit(
+            stage=stage,
+            seconds=time_limit_s,
+            message=f"no plan was found within the planner's {time_limit_s:g} s time limit "
+            f"(it ran out at {where}); this does not prove that none exists - raise "
+            "time_limit_s",
+        )
+    return TimeLimit(
+        stage=stage,
+        seconds=seconds,
+        message=f"no plan was found within {seconds_words(seconds)} at {where}; this does "
+        "not prove that none exists",
+    )
+
+
+def seconds_words(seconds: float) -> str:
+    """'10 s', '0.5 s', '20 ms', '1 ms' (at least: a smaller budget is given as 1 ms)."""
+    return f"{seconds:.3g} s" if seconds >= 0.1 else f"{max(1, round(seconds * 1000))} ms"
 
 
 def end_term(setup: PlanSetup) -> Term:
@@ -170,21 +226,34 @@ def _solve(
             # The pruned candidate pool may have lost the only way; prove it on all courses.
             prep = setup.prep(end, full=True, standard=standard)
             sol = setup.solve(prep, deadline - time.perf_counter(), False)
+            sol.retried = True
     return prep, reasons, sol
 
 
-def _earliest(setup: PlanSetup, deadline: float) -> str | None:
-    """Earliest graduation within the search horizon, ignoring the target term."""
+def _earliest(setup: PlanSetup, deadline: float, limits: list[TimeLimit]) -> str | None:
+    """Earliest graduation within the search horizon, ignoring the target term; a search
+    whose time runs out is added to ``limits`` (the earliest term is then unknown)."""
     assert setup.target is not None
     if setup.target >= setup.latest:
         return None
     wide = setup.prep(setup.latest)
     if input_reasons(setup, wide) or analysis_reasons(setup, wide, setup.latest):
         return None
-    alt = setup.solve(wide, max(0.5, deadline - time.perf_counter()), True)
+    seconds = max(0.5, deadline - time.perf_counter())
+    alt = setup.solve(wide, seconds, True)
     if alt.status == "infeasible" and not wide.full:
         wide = setup.prep(setup.latest, full=True)
-        alt = setup.solve(wide, max(0.5, deadline - time.perf_counter()), True)
+        seconds = max(0.5, deadline - time.perf_counter())
+        alt = setup.solve(wide, seconds, True)
+    if alt.status == "unknown":
+        limits.append(
+            TimeLimit(
+                stage="earliest_graduation",
+                seconds=round(seconds, 6),
+                message=f"the earliest feasible graduation was not found within "
+                f"{seconds_words(seconds)}; this does not mean that there is none",
+            )
+        )
     if alt.status not in ("optimal", "feasible"):
         return None
     return wide.terms[alt.graduation].code if alt.placement else setup.current.code

@@ -1,12 +1,18 @@
 """CP-SAT helpers shared by the planner's models: the model class, a deterministic solver,
-one objective from parts in priority order, and the integer scale for fractional units."""
+one objective from parts in priority order, and credits as whole numbers (``Steps``)."""
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
 from ortools.sat.python import cp_model
 
+from agents.catalog import Catalog
+from agents.catalog.credits import HUNDREDTHS, credit_step, from_hundredths
+
 SEED = 20260901
-_SCALES = (1, 2, 4, 10, 20, 100)
 
 
 class Model(cp_model.CpModel):
@@ -42,9 +48,44 @@ def weighted(parts: list[tuple[cp_model.LinearExpr | int, int]]) -> cp_model.Lin
     return expr
 
 
-def unit_scale(values: list[float]) -> int:
-    """Smallest factor that makes every unit value an integer (100 at most)."""
-    for s in _SCALES:
-        if all(abs(v * s - round(v * s)) < 1e-6 for v in values):
-            return s
-    return 100
+@dataclass(frozen=True)
+class Steps:
+    """Credits as the models count them: whole steps of the catalog's credit system
+    (``credit_step``: 9- and 12-unit courses count 9 and 12, 1-, 0.5- and 0.25-credit ones
+    4, 2 and 1). A catalog whose every unit value is multiplied by a factor gives the same
+    counts, hence the same models and the same plans: nothing assumes a unit size."""
+
+    step: int  # hundredths of a credit per step
+
+    def count(self, value: float) -> int:
+        """A course's units (a whole number of steps)."""
+        return round(self._steps(value))
+
+    def floor(self, value: float) -> int:
+        """Most steps within ``value`` (a cap: a load of whole courses fits under the cap
+        exactly when its steps fit under this)."""
+        return math.floor(self._steps(value))
+
+    def ceil(self, value: float) -> int:
+        """Fewest steps that reach ``value`` (a floor, a total, a units threshold)."""
+        return math.ceil(self._steps(value))
+
+    def credits(self, steps: int) -> float:
+        return from_hundredths(steps * self.step)
+
+    def _steps(self, value: float) -> Fraction:
+        # Credits are decimals with two places: read the float as the decimal it stands for
+        # (36 - 35.75 is 0.25, not 0.2500000000000036); anything else exactly as it is.
+        h = value * HUNDREDTHS
+        near = round(h)
+        return Fraction(near if abs(h - near) < 1e-6 else h) / self.step
+
+
+def catalog_steps(catalog: Catalog) -> Steps:
+    """The credit steps of ``catalog`` (computed once, kept with it)."""
+    hit = catalog.derived.get("planner.steps")
+    if isinstance(hit, Steps):
+        return hit
+    steps = Steps(credit_step(c.units for c in catalog.courses))
+    catalog.derived["planner.steps"] = steps
+    return steps

@@ -6,7 +6,11 @@ student, as an advisor would judge it - shared by the planner's tie-breaks and t
   courses the program's department offers - not every subject its requirements name: a
   gen-ed science set says nothing about an economics major's field);
 - it is not an orphan: a course with a corequisite (a recitation or lab) goes with its
-  partner planned, not years after the partner on the record.
+  partner planned, not years after the partner on the record;
+- it is a course one fills a schedule with (``may_fill``): not a practicum, internship or
+  independent study, not dormant or retired, not one the student already passed;
+- it is full-size: a course smaller than the catalog's typical one (``undersized``) is one
+  registration more for a fraction of the credit (quarter-credit fillers do not fill a term).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from agents.catalog import (
     institution_programs,
     iter_prereq,
 )
+from agents.catalog.credits import typical_credits
 from agents.planner.reqtree import compile_requirements
 
 FREE_ELECTIVE = "free elective"  # as PlanResult.requirement_of marks one
@@ -62,6 +67,32 @@ def orphan(course: Course, planned: Iterable[str]) -> bool:
     on the record): a recitation or lab cut off from its lecture."""
     partners = {n.course for n in iter_prereq(course.corequisites) if isinstance(n, CourseCond)}
     return bool(partners) and not partners & set(planned)
+
+
+def typical_units(catalog: Catalog) -> float:
+    """How big a course is, as far as the catalog says (``credits.typical_credits``: the
+    size the median unit is taught in; a dozen quarter-credit activities do not make a
+    1-credit catalog's typical course small); computed once per catalog."""
+    hit = catalog.derived.get("planner.typical_units")
+    if not isinstance(hit, float):
+        hit = typical_credits(c.units for c in catalog.courses)
+        catalog.derived["planner.typical_units"] = hit
+    return hit
+
+
+def undersized(course: Course, typical: float) -> bool:
+    """Smaller than the catalog's typical course: a free elective of this size is one more
+    registration for a fraction of the credit (0.25 credits where courses carry 1)."""
+    return course.units < typical
+
+
+def may_fill(course: Course, passed: bool) -> bool:
+    """Whether a planner may add ``course`` on its own to make up units: the catalog lets it
+    (``Course.free_elective``: no practicum, internship or independent study), it runs as
+    usual (``Course.status`` active: not dormant, not retired) and the student has not
+    passed it already. A course a requirement counts, or the student asks for, is planned
+    whatever this says."""
+    return course.free_elective and course.status == "active" and not passed
 
 
 def fits(course: Course, level: int, interested: bool, subjects: frozenset[str]) -> bool:

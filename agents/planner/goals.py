@@ -1,9 +1,9 @@
 """The objectives of the staged solve's last stages, over a ``PlanModel`` whose course set
 is fixed (``agents.planner.solve``):
 
-- ``overload``: the fewest units above the standard loads (summed over the terms), then the
-  fewest terms above them (each needs its own approval), then the earliest graduation. Used
-  only when standard loads lie below the caps and no plan within them meets the target;
+- ``overload``: the fewest terms above the standard loads (each needs its own approval),
+  then the fewest units above them (summed over the terms), then the earliest graduation.
+  Used only when standard loads lie below the caps and no plan within them meets the target;
 - ``balance`` (graduation fixed too): the fewest courses taken on someone's consent, then
   the most even load (max - min over active regular terms), then the earliest placement.
 
@@ -42,13 +42,13 @@ def overload(pm: PlanModel, placement: dict[str, int]) -> Overload:
     for i in range(pm.n):
         if not any(i in xs for xs in pm.x.values()):
             continue
-        top = int(p.caps[i] * pm.s + 1e-6)
+        top = pm.s.floor(p.caps[i])
         e = m.new_int_var(0, top, f"e{i}")
         o = m.new_bool_var(f"o{i}")
         m.add(e + pm.by_standing(p.soft[i], i) >= pm.load[i])
         m.add(e == 0).only_enforce_if(o.Not())
         load = sum(pm.u[c] for c, j in placement.items() if j == i)
-        standard = int(p.soft[i][pm.standing_at(placement, i)] * pm.s + 1e-6)
+        standard = pm.s.floor(p.soft[i][pm.standing_at(placement, i)])
         m.add_hint(e, max(0, load - standard))
         m.add_hint(o, load > standard)
         units.append(e)
@@ -58,8 +58,9 @@ def overload(pm: PlanModel, placement: dict[str, int]) -> Overload:
 
 
 def least_overload(pm: PlanModel, ov: Overload) -> cp_model.LinearExpr | int:
-    """Units above the standard loads, then terms above them, then graduation."""
-    return weighted([(ov.units, ov.bound), (ov.terms, pm.n), (pm.terms_expr(), pm.n)])
+    """Terms above the standard loads (each needs its own approval), then units above them,
+    then graduation."""
+    return weighted([(ov.terms, pm.n), (ov.units, ov.bound), (pm.terms_expr(), pm.n)])
 
 
 def keep_overload(pm: PlanModel, placement: dict[str, int], units: int, terms: int) -> None:
@@ -73,7 +74,7 @@ def balance(pm: PlanModel, terms: int, placement: dict[str, int]) -> cp_model.Li
     """Fewest courses on consent, then spread (max - min load over active regular terms),
     then earliness; the bounds are hinted from ``placement`` so the hint is complete."""
     p, m = pm.prep, pm.m
-    cap = int(max(p.caps or [0]) * pm.s) + 1
+    cap = pm.s.floor(max(p.caps or [0])) + 1
     hi = m.new_int_var(0, cap, "load_max")
     lo = m.new_int_var(0, cap, "load_min")
     m.add(lo <= hi)

@@ -1,7 +1,8 @@
 """k-best alternatives: up to ``k`` distinct plans beside a chosen one, each the best plan
-under the planner's own lexicographic objective (earliest graduation, fewest units, fewest
-consent courses, balance, earliness) once the chosen plan and every earlier alternative
-are excluded - so each is "equally good" or the next best.
+under the planner's own lexicographic objective (earliest graduation, fewest dormant courses
+and avoidable consent, fewest units, fewest consent courses, balance, earliness) once the
+chosen plan and every earlier alternative are excluded - so each is "equally good" or the
+next best.
 
 Distinct means a different course set: a no-good cut on each earlier plan's set (at least
 one of its courses not taken, ``agents.planner.cuts``), posted in every model of the
@@ -20,8 +21,9 @@ so the search moves past it, but it is not returned. The search is deterministic
 solver settings of ``plan``) and bounded: all alternatives together get the constraints'
 ``time_limit_s``; when it runs out, the ones found so far are returned.
 
-Each is labelled by how it compares with the chosen plan on graduation, units and consent
-courses: "equally good" when all three are the same, "next best: ..." naming what is
+Each is labelled by how it compares with the chosen plan on graduation, dormant courses and
+consent a prerequisite could replace (``agents.planner.risky``), units and consent
+courses: "equally good" when all are the same, "next best: ..." naming what is
 worse; "better: ..." is possible only when the chosen plan was not proved optimal or was
 held to more than the constraints (e.g. a section clash kept courses out of a term).
 """
@@ -51,6 +53,7 @@ from agents.planner.fit import FREE_ELECTIVE
 from agents.planner.prep import Prep
 from agents.planner.repair import agree_with_audit
 from agents.planner.result import build_result, consent_needed
+from agents.planner.risky import risky_count
 from agents.planner.schema import PlanConstraints, PlanResult
 from agents.planner.setup import PlanSetup
 
@@ -165,10 +168,20 @@ def compare(best: PlanResult, alt: PlanResult, prep: Prep, by: DistinctBy) -> Pl
     a = Term.parse(alt.graduation_term)
     units = credit_sub(alt.units_planned, best.units_planned)
     more = len(consent_alt) - len(consent_best)
-    # The objective's order: graduation, then units, then consent courses.
-    signs = [_sign(a.index - b.index), _sign(units), _sign(more)]
+    # Dormant courses and consent a prerequisite could replace (``agents.planner.risky``).
+    risky = risky_count(prep, placement_of(alt), consent_alt) - risky_count(
+        prep, placement_of(best), consent_best
+    )
+    # The objective's order: graduation, the risky courses, units, then consent courses.
+    signs = [_sign(a.index - b.index), _sign(risky), _sign(units), _sign(more)]
     first = next((x for x in signs if x), 0)
     what = _criteria(best, alt, len(consent_best), len(consent_alt))
+    dormant = risky_count(prep, placement_of(alt), ()) - risky_count(prep, placement_of(best), ())
+    if dormant:  # named right after graduation, as the objective weighs it
+        n = abs(dormant)
+        words = f"{n} {'more' if dormant > 0 else 'fewer'} course{'s' if n > 1 else ''}"
+        what.insert(int(alt.graduation_term != best.graduation_term), words + " that may be "
+                    "discontinued")  # fmt: skip
     if first == 0:
         kind: AlternativeKind = "equally_good"
         label = "Equally good"

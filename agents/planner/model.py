@@ -20,8 +20,9 @@ Formulation:
   and ``o[i]`` true when ``e[i] > 0``.
 - requirements, sharing, unit total, anti-requisites: ``agents.planner.select.encode_*``.
 - interchangeable courses (same units, terms, prerequisites, leaves - and caps and subject
-  where a leaf has them; nobody's prerequisite) are ordered, so the solver does not permute
-  identical free electives.
+  where a leaf has them; nobody's prerequisite; both fillers or neither,
+  ``agents.planner.fillers``) are ordered, so the solver does not permute identical free
+  electives.
 - no-good cuts (only for alternatives): an earlier plan's course set or placement is
   not repeated (``agents.planner.cuts``).
 - audit order (only for leaves the audit repair flagged): the planned courses counted
@@ -47,10 +48,12 @@ from agents.catalog import (
     ProgramCond,
     StandingCond,
     UnitsCond,
+    credit_sub,
     iter_prereq,
 )
-from agents.planner.cpsat import Model, unit_scale
+from agents.planner.cpsat import Model, catalog_steps
 from agents.planner.cuts import cut_courses, post_placement_cuts, post_set_cuts
+from agents.planner.fillers import filler
 from agents.planner.prep import Prep
 from agents.planner.select import encode_requirements, encode_total_and_antirequisites
 
@@ -69,9 +72,9 @@ class PlanModel:
         self.prep = prep
         self.m = Model()
         self.n = len(prep.terms)
-        self.s = unit_scale([prep.course(c).units for c in prep.pool] or [1.0])
-        self.u = {c: round(prep.course(c).units * self.s) for c in prep.pool}
-        self.g = {c: round(prep.gain(c) * self.s) for c in prep.pool}
+        self.s = catalog_steps(prep.catalog)  # units as whole steps of the credit system
+        self.u = {c: self.s.count(prep.course(c).units) for c in prep.pool}
+        self.g = {c: self.s.count(prep.gain(c)) for c in prep.pool}
         self.fixed_set = courses is not None
         self.courses = sorted(courses) if courses is not None else list(prep.pool)
         self.x: dict[str, dict[int, cp_model.IntVar]] = {}
@@ -203,6 +206,7 @@ class PlanModel:
                 repr(course.prerequisites),
                 repr(course.corequisites),
                 tuple(sorted(leaves_of.get(c, []))),
+                filler(p, c),  # an internship is not a regular elective's stand-in
             )
             groups.setdefault(key, []).append(c)
         for members in groups.values():
@@ -219,20 +223,24 @@ class PlanModel:
             terms = [(c, xs[i]) for c, xs in self.x.items() if i in xs]
             load = sum(self.u[c] * v for c, v in terms)
             self.load.append(load)
+            fewest = p.min_courses.get(i, 0)
+            if fewest and p.active[i]:
+                # So many courses wanted in the term (a next-term request's count).
+                m.add(sum(v for _, v in terms) >= fewest)
             if not terms:
                 continue
             # cap * y (not just cap) gives the LP the bound "terms >= units / cap".
-            m.add(load <= int(p.caps[i] * self.s + 1e-6) * self.y[i])
+            m.add(load <= self.s.floor(p.caps[i]) * self.y[i])
             row = p.standing_caps[i]
             if row is not None:
                 m.add(load <= self.by_standing(row, i))
-            floor = round(p.floors[i] * self.s + 0.4999)
+            floor = self.s.ceil(p.floors[i])
             if floor > 0 and p.active[i]:
                 m.add(load >= floor).only_enforce_if(self.y[i])
             if self.max_courses is not None:
                 m.add(sum(v for _, v in terms) <= self.max_courses)
         for i in range(self.n):
-            floor = round(p.floors[i] * self.s + 0.4999)
+            floor = self.s.ceil(p.floors[i])
             if floor > 0 and p.active[i] and not any(i in xs for xs in self.x.values()):
                 m.add(self.y[i] == 0)
 
@@ -288,7 +296,7 @@ class PlanModel:
 
     def _need(self, thr: float) -> int:
         """Scaled units still to earn for ``thr`` units completed."""
-        return round((thr - self.prep.history.units_earned) * self.s + 0.4999)
+        return self.s.ceil(credit_sub(thr, self.prep.history.units_earned))
 
     def _units_before(self, i: int) -> cp_model.LinearExprT:
         if i not in self._before:
@@ -323,7 +331,7 @@ class PlanModel:
         """The value of ``row`` (one per standing) for the standing at the start of ``i``,
         scaled: the lowest reachable standing's, plus a step at each higher one."""
         lo, hi = self.prep.standings[i]
-        scaled = [int(v * self.s + 1e-6) for v in row]
+        scaled = [self.s.floor(v) for v in row]
         steps = [k for k in range(lo + 1, hi + 1) if scaled[k] != scaled[k - 1]]
         return cp_model.LinearExpr.weighted_sum(
             [self._standing_lit(k, i) for k in steps], [scaled[k] - scaled[k - 1] for k in steps]

@@ -9,22 +9,24 @@ invalid plan, and an infeasible answer is re-checked with every usable course):
   adding the best course of further subjects until ``SUBJECT_SLACK`` more subjects than the
   set's ``min_subjects`` are in;
 - for an OR prerequisite only the cheapest alternatives are added (ties kept, at most
-  ``ANY_ALTERNATIVES``), unless an alternative is already covered;
-- free electives are offered courses with no prerequisites beyond the record, lowest level
-  first (a recitation or lab whose partner is on the record last), enough to cover the
-  estimated unit deficit plus ``FILLER_SLACK``, ``FIT_SLACK`` more of those that suit the student
-  (``agents.planner.fit``: level, interests, program subjects), plus a few of every other
-  unit size so exact unit totals stay reachable; the deficit estimate sizes a course a
-  set still needs as the catalog's median course (no unit size is assumed: a catalog of
-  1-credit courses plans like one of 9-unit courses);
+  ``ANY_ALTERNATIVES``), unless an alternative is already covered; a consent branch covers
+  nothing while another branch has a course route (``risky.route_exists``);
+- in a course set, dormant (possibly discontinued) courses rank after the others;
+- free electives are offered courses one may fill a schedule with (``agents.planner.fillers``:
+  no practicum or internship, none dormant or already passed) with no prerequisites beyond
+  the record, full-size ones first, then lowest level (a recitation or lab whose partner is
+  on the record last), enough to cover the estimated unit deficit plus ``FILLER_SLACK``,
+  ``FIT_SLACK`` more of those that suit the student (``agents.planner.fit``: level,
+  interests, program subjects), plus a few of every other unit size so exact unit totals
+  stay reachable; the deficit estimate sizes a course a set still needs as the catalog's
+  typical course (``fit.typical_units``), in exact hundredths (no unit size is assumed: a
+  catalog of 1-credit courses plans like one of 9-unit courses);
 - with at most ``FULL_POOL_MAX`` usable courses nothing is pruned.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
-import statistics
 
 from agents.catalog import (
     AllOf,
@@ -34,8 +36,13 @@ from agents.catalog import (
     ProgramCond,
     iter_prereq,
 )
+from agents.catalog.credits import hundredths
+from agents.planner.fillers import filler
+from agents.planner.fit import typical_units as catalog_typical_units
+from agents.planner.fit import undersized
 from agents.planner.prep import INF, Analysis, Prep
 from agents.planner.reqtree import Leaf, LeafCap
+from agents.planner.risky import route_exists
 
 SET_SLACK = 4
 ANY_ALTERNATIVES = 3
@@ -90,6 +97,7 @@ def build_pool(prep: Prep, full: bool = False) -> None:
         c = prep.course(code)
         return (
             code not in prep.include and code not in prep.fixed,
+            c.status == "dormant",  # possibly discontinued: other options first
             bool(c.consent_kinds),
             prep.interests.get(code, 0.0) <= 0,
             cost(prep, code, memo),
@@ -118,8 +126,8 @@ def build_pool(prep: Prep, full: bool = False) -> None:
         options = sorted((c for c in leaf.matching if usable(c)), key=rank)
         if not options:
             continue
-        smallest = min(prep.course(c).units for c in leaf.matching)
-        count = max(leaf.min_courses, math.ceil(leaf.min_units / smallest))
+        smallest = min(hundredths(prep.course(c).units) for c in leaf.matching)
+        count = max(leaf.min_courses, -(-hundredths(leaf.min_units) // smallest))
         pool.update(_set_options(prep, leaf, options, count + SET_SLACK))
     _close(prep, pool, memo)
     _add_fillers(prep, pool, must, reach)
@@ -143,13 +151,13 @@ def _set_options(prep: Prep, leaf: Leaf, ranked: list[str], count: int) -> list[
     if not (leaf.caps or leaf.min_subjects):
         return ranked[:count]
     used = [0] * len(leaf.caps)
-    units = [0.0] * len(leaf.caps)
+    units = [0] * len(leaf.caps)  # hundredths
     kept: list[str] = []
     for code in ranked:
         if len(kept) >= count:
             break
         inside = [i for i, cap in enumerate(leaf.caps) if code in cap.courses]
-        size = prep.course(code).units
+        size = hundredths(prep.course(code).units)
         if any(_full(leaf.caps[i], used[i], units[i] + size) for i in inside):
             continue
         for i in inside:
@@ -166,19 +174,19 @@ def _set_options(prep: Prep, leaf: Leaf, ranked: list[str], count: int) -> list[
     return kept
 
 
-def _full(cap: LeafCap, used: int, units: float) -> bool:
-    """Whether a cap that counts ``used`` courses is full, or ``units`` exceed it."""
+def _full(cap: LeafCap, used: int, units: int) -> bool:
+    """Whether a cap that counts ``used`` courses is full, or ``units`` (hundredths) exceed
+    it."""
     if cap.max_courses is not None and used >= cap.max_courses:
         return True
-    return cap.max_units is not None and units > cap.max_units + 1e-9
+    return cap.max_units is not None and units > hundredths(cap.max_units)
 
 
 def typical_units(prep: Prep) -> float:
-    """How big a course is, as far as the catalog says: the median units of its courses.
+    """How big a course is, as far as the catalog says (``fit.typical_units``).
     (The catalog's, not each set's: the estimate only sizes the free-elective pool, and a
     set-by-set size would reshuffle which electives the pool offers.)"""
-    sizes = [c.units for c in prep.catalog.courses]
-    return float(statistics.median(sizes)) if sizes else 0.0
+    return catalog_typical_units(prep.catalog)
 
 
 def _close(prep: Prep, pool: set[str], memo: dict[str, int]) -> None:
@@ -205,7 +213,11 @@ def _needed(prep: Prep, node: PrereqNode | None, pool: set[str], memo: dict[str,
     if isinstance(node, AllOf):
         return [c for ch in node.all for c in _needed(prep, ch, pool, memo)]
     if isinstance(node, AnyOf):
-        branches = [_needed(prep, ch, pool, memo) for ch in node.any]
+        # A branch only a signature or an unplannable course can meet covers nothing while
+        # another branch has a course route: "X or consent" brings X in (consent is the
+        # last resort, ``agents.planner.risky``).
+        routes = [ch for ch in node.any if route_exists(prep, ch)] or list(node.any)
+        branches = [_needed(prep, ch, pool, memo) for ch in routes]
         if any(not b or all(c in pool for c in b) for b in branches):
             return []  # an alternative is already covered; keep the others out
         scored = sorted((sum(cost(prep, c, memo) for c in b), i) for i, b in enumerate(branches))
@@ -216,22 +228,25 @@ def _needed(prep: Prep, node: PrereqNode | None, pool: set[str], memo: dict[str,
 
 
 def _add_fillers(prep: Prep, pool: set[str], must: set[str], reach: Analysis) -> None:
-    must_units = sum(prep.course(c).units for c in must)
-    set_units = 0.0
+    # Exact arithmetic in hundredths of a credit: the same decisions whatever the unit size.
+    h = hundredths
     typical = typical_units(prep)
+    set_units = 0
     for leaf in prep.leaves:
         if leaf.kind == "set":
             have = [c for c in leaf.matching if prep.hist_ok(c, leaf.min_grade)]
-            have_units = sum(prep.course(c).units for c in have)
+            have_units = sum(h(prep.course(c).units) for c in have)
             left_courses = max(0, leaf.min_courses - len(have))
-            left_units = max(0.0, leaf.min_units - have_units)
-            set_units += max(left_courses * typical, left_units)
-    planned_units = must_units + set_units
-    mean_cap = max(1.0, sum(prep.caps) / max(1, len(prep.caps)))
-    terms_needed = math.ceil(max(prep.total_needed, planned_units) / mean_cap)
+            left_units = max(0, h(leaf.min_units) - have_units)
+            set_units += max(left_courses * h(typical), left_units)
+    planned_units = sum(h(prep.course(c).units) for c in must) + set_units
+    # Terms needed at the mean cap (no floor on the cap: a 0.8-credit cap is a real one).
+    caps = sum(h(cap) for cap in prep.caps)
+    need = max(h(prep.total_needed), planned_units)
+    terms_needed = -(-need * len(prep.caps) // caps) if caps > 0 else len(prep.terms)
     active = [i for i in range(len(prep.terms)) if prep.active[i]][:terms_needed]
-    floor_need = sum(prep.floors[i] for i in active)
-    deficit = max(prep.total_needed, floor_need) - planned_units
+    floor_need = sum(h(prep.floors[i]) for i in active)
+    deficit = max(h(prep.total_needed), floor_need) - planned_units
     candidates = [
         c.code
         for c in prep.catalog.courses
@@ -245,6 +260,7 @@ def _add_fillers(prep: Prep, pool: set[str], must: set[str], reach: Analysis) ->
         # A free elective needs no one's signature: consent courses (independent study)
         # would turn a clean plan into one with an approval to chase.
         and not c.consent_kinds
+        and filler(prep, c.code)
     ]
 
     def rank(code: str) -> tuple[object, ...]:
@@ -252,6 +268,7 @@ def _add_fillers(prep: Prep, pool: set[str], must: set[str], reach: Analysis) ->
         return (
             c.prerequisites is not None,
             c.corequisites is not None,  # its partner is on the record: an orphan
+            undersized(c, typical),  # full-size courses make up units in fewer seats
             -len(prep.offered_positions(code)),
             c.level,
             -prep.interests.get(code, 0.0),
@@ -260,8 +277,8 @@ def _add_fillers(prep: Prep, pool: set[str], must: set[str], reach: Analysis) ->
         )
 
     candidates.sort(key=rank)
-    smallest = min((prep.course(c).units for c in candidates), default=0.0)
-    count = (math.ceil(max(0.0, deficit) / smallest) if smallest > 0 else 0) + FILLER_SLACK
+    smallest = min((h(prep.course(c).units) for c in candidates), default=0)
+    count = (-(-max(0, deficit) // smallest) if smallest > 0 else 0) + FILLER_SLACK
     pool.update(candidates[:count])
     # A few more that suit the student (``agents.planner.fit``): the selection's tie-breaks
     # can then prefer them at no cost in units.

@@ -28,6 +28,9 @@ from agents.catalog import (
     StudentRecord,
     Term,
     UnitsCond,
+    credit_sub,
+    credit_sum,
+    offered_in,
 )
 from agents.planner.catalog_index import catalog_index
 from agents.planner.fit import declared_subjects, misfit, student_level
@@ -82,6 +85,7 @@ class Prep:
         self.away = away
         self.caps = caps
         self.floors = floors
+        self.min_courses: dict[int, int] = {}  # position -> fewest courses there
         self.include = sorted(set(include))
         self.avoid = set(avoid)
         self.fixed = dict(fixed or {})
@@ -98,7 +102,7 @@ class Prep:
         self.sharing = self.sharing_pairs(self.programs)
         totals = [p.total_units for p in self.programs if p.total_units]
         self.total_units = max(totals) if totals else 0.0
-        self.total_needed = max(0.0, self.total_units - self.history.units_earned)
+        self.total_needed = max(0.0, credit_sub(self.total_units, self.history.units_earned))
         self.min_grades = min_grades_for(catalog, self.leaves)
         self.term_codes = [t.code for t in terms]
         self.active = [c not in away for c in self.term_codes]
@@ -125,7 +129,9 @@ class Prep:
         # Units full loads complete before each position (caps of active terms before it).
         self._cap_before = [0.0]
         for i, cap in enumerate(self.caps):
-            self._cap_before.append(self._cap_before[-1] + (cap if self.active[i] else 0.0))
+            # Exact sums: 2.4 + 0.6 + 0.6 reach 3.6 as 12 + 3 + 3 reach 18 (not 3.5999999).
+            step = cap if self.active[i] else 0.0
+            self._cap_before.append(credit_sum((self._cap_before[-1], step)))
         self.consent: set[str] = set()
         self.pool: list[str] = []
         self.must: set[str] = set()
@@ -170,7 +176,7 @@ class Prep:
             if by_standing is not None:
                 cap = max(by_standing[i][lo : hi + 1])
             if self.active[i]:
-                units += cap
+                units = credit_sum((units, cap))
         return out
 
     def standing_threshold(self, index: int) -> float:
@@ -218,14 +224,16 @@ class Prep:
         return 0.0
 
     def offered_positions(self, code: str) -> tuple[int, ...]:
+        """Active positions the course runs in (``agents.catalog.offered_in``: its pattern,
+        its status and the published schedules); every active one for a forced course."""
         hit = self._offered.get(code)
         if hit is None:
-            offered = self.course(code).offered
+            course = self.course(code)
             forced = code in self.forced
             hit = tuple(
                 i
                 for i, t in enumerate(self.terms)
-                if self.active[i] and (forced or offered.offered_in(t))
+                if self.active[i] and (forced or offered_in(self.catalog, course, t))
             )
             self._offered[code] = hit
         return hit
@@ -233,7 +241,7 @@ class Prep:
     def units_reachable(self, threshold: float, position: int) -> bool:
         """Whether ``threshold`` units can be complete before ``position`` at full loads."""
         cap = self._cap_before[min(position, len(self.caps))]
-        return self.history.units_earned + cap >= threshold
+        return credit_sum((self.history.units_earned, cap)) >= threshold
 
     def threshold(self, node: StandingCond | UnitsCond) -> float:
         """Units completed that a standing or units condition asks for."""

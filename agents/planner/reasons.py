@@ -1,12 +1,15 @@
 """The readable reasons behind an infeasible plan.
 
 The reasons come from simple analyses a person can check by hand, run before the
-solver: contradictions in the request (include and avoid, fixed terms), required courses
-whose prerequisite chain or offering pattern does not fit before the end term, remaining
-units that do not fit under the caps, course sets with too few takeable courses. When none
-applies and the solver still finds no plan, ``diagnose`` relaxes one constraint at a time
-(course limit, floors, fixed placements, included courses, sharing limits, each added
-program, the cap) and names the first whose relaxation makes a plan possible.
+solver: contradictions in the request (include and avoid, fixed terms, courses fixed in a
+term that its cap or course limit cannot hold, more courses wanted in a term than it can
+take), required courses whose prerequisite chain or offering pattern does not fit before
+the end term, remaining units that do not fit under the caps, course sets with too few
+takeable courses. When none applies and the solver still finds no plan, ``diagnose``
+relaxes one constraint at a time (course limit, floors, fixed placements, courses wanted
+in a term, included courses, sharing limits, each added program, the cap) and names the
+first whose relaxation makes a plan possible; relaxations left undecided when time runs
+out are reported as such (``TimeLimit``), never as a cause.
 """
 
 from __future__ import annotations
@@ -14,11 +17,12 @@ from __future__ import annotations
 import math
 import time
 
-from agents.catalog import Term
+from agents.catalog import Term, credit_sum, unit_name
 from agents.planner.prep import INF, Prep
 from agents.planner.reqtree import Leaf
+from agents.planner.schema import TimeLimit
 from agents.planner.setup import PlanSetup
-from agents.planner.terms import describe_offering, horizon
+from agents.planner.terms import describe_offering, horizon, not_offered_words
 
 
 def input_reasons(setup: PlanSetup, prep: Prep) -> list[str]:
@@ -37,16 +41,88 @@ def input_reasons(setup: PlanSetup, prep: Prep) -> list[str]:
             )
         elif term in setup.away:
             out.append(f"{code} is fixed in {term}, a term the student is away")
-        elif code not in prep.forced and not course.offered.offered_in(Term.parse(term)):
-            out.append(f"{code} is fixed in {term} but is offered {describe_offering(course)}")
+        elif code not in prep.forced and (
+            why := not_offered_words(prep.catalog, course, Term.parse(term))
+        ):
+            out.append(f"{code} is fixed in {term} but {why}")
         elif not prep.plannable(code):
-            out.append(f"{code} is fixed in {term} but is already complete")
+            out.append(f"{code} is fixed in {term} but {not_plannable(prep, code)}")
     for leaf in prep.leaves:
         if leaf.mandatory and leaf.kind == "course" and leaf.matching:
             code = leaf.matching[0]
             if code in prep.avoid and not prep.hist_ok(code, leaf.min_grade):
                 out.append(f"{code} is required by {leaf.label} but is on the avoid list")
+    return out + fixed_load_reasons(setup, prep)
+
+
+def fixed_load_reasons(setup: PlanSetup, prep: Prep) -> list[str]:
+    """Courses fixed in one term (asked for, pinned, registered) that its cap or the
+    course limit cannot hold: proved without the solver, against the highest cap any
+    standing gives the term."""
+    at = {t.code: i for i, t in enumerate(prep.terms) if prep.active[i]}
+    by_term: dict[str, list[str]] = {}
+    for code, term in setup.fixed.items():
+        if term in at and (code in prep.forced or prep.plannable(code)):
+            by_term.setdefault(term, []).append(code)
+    out: list[str] = []
+    unit = unit_name()
+    for term, codes in sorted(by_term.items(), key=lambda kv: at[kv[0]]):
+        codes.sort()
+        units = credit_sum(prep.course(c).units for c in codes)
+        cap = prep.caps[at[term]]
+        if units > cap + 1e-9:
+            out.append(
+                f"the courses fixed in {term} ({', '.join(codes)}) carry {units:g} {unit}, "
+                f"above that term's cap of {cap:g} {unit}"
+            )
+        limit = setup.c.max_courses_per_term
+        if limit is not None and len(codes) > limit:
+            out.append(
+                f"{len(codes)} courses are fixed in {term} ({', '.join(codes)}), above the "
+                f"limit of {limit} courses per term"
+            )
+    return out + _course_floor_reasons(setup, prep, at)
+
+
+def _course_floor_reasons(setup: PlanSetup, prep: Prep, at: dict[str, int]) -> list[str]:
+    """So many courses wanted in a term (``term_min_courses``) that the course limit, the
+    courses offered then or the cap cannot hold - even the fewest-unit courses offered."""
+    out: list[str] = []
+    unit = unit_name()
+    limit = setup.c.max_courses_per_term
+    for term, n in sorted(setup.c.term_min_courses.items(), key=lambda kv: at.get(kv[0], -1)):
+        if term not in at or n <= 0:
+            continue
+        if limit is not None and n > limit:
+            out.append(
+                f"{n} courses are wanted in {term}, above the limit of {limit} courses per term"
+            )
+            continue
+        i = at[term]
+        units = sorted(
+            c.units
+            for c in prep.catalog.courses
+            if i in prep.offered_positions(c.code) and prep.plannable(c.code)
+        )
+        if len(units) < n:
+            out.append(f"{n} courses are wanted in {term}, but only {len(units)} can be taken then")
+        elif (least := credit_sum(units[:n])) > prep.caps[i] + 1e-9:
+            out.append(
+                f"{n} courses wanted in {term} carry at least {least:g} {unit}, above that "
+                f"term's cap of {prep.caps[i]:g} {unit}"
+            )
     return out
+
+
+def not_plannable(prep: Prep, code: str) -> str:
+    """Why a course fixed in a term cannot be planned (a passed course asked for is a
+    retake, which is plannable: the repeat rules of the critique decide on it)."""
+    if code in prep.avoid:
+        return "is on the avoid list"
+    earned = sorted(a for a in prep.antireqs(code) if a in prep.history.passed)
+    if earned:
+        return f"the record has its anti-requisite {', '.join(earned)}, which excludes its credit"
+    return "is not plannable"
 
 
 def analysis_reasons(setup: PlanSetup, prep: Prep, end: Term) -> list[str]:
@@ -78,7 +154,10 @@ def analysis_reasons(setup: PlanSetup, prep: Prep, end: Term) -> list[str]:
                 )
                 if prep.offered_positions(code):
                     when = f"it cannot be taken by {end_word}"
-                out.append(f"{code} is offered {describe_offering(course)}; {when}")
+                how = f"is offered {describe_offering(course)}"
+                if course.status == "retired":
+                    how = "is retired (no longer offered)"
+                out.append(f"{code} {how}; {when}")
                 continue
             if pos < INF:
                 more = sum(1 for i in range(pos + 1) if wide.active[i])
@@ -167,8 +246,11 @@ def wide_prep(setup: PlanSetup, end: Term) -> Prep:
     return prep
 
 
-def diagnose(setup: PlanSetup, end: Term, deadline: float) -> list[str]:
-    """Relax one constraint at a time; the first relaxation that helps names the culprit."""
+def diagnose(
+    setup: PlanSetup, end: Term, deadline: float, limits: list[TimeLimit] | None = None
+) -> list[str]:
+    """Relax one constraint at a time; the first relaxation that helps names the culprit.
+    Relaxations left undecided when time runs out are added to ``limits``."""
     c = setup.c
     codes = [p.code for p in setup.programs]
     probes: list[tuple[str, dict[str, object], list[str], bool]] = []
@@ -193,6 +275,15 @@ def diagnose(setup: PlanSetup, end: Term, deadline: float) -> list[str]:
         )
     if c.fixed:
         probes.append(("the fixed course placements cannot be kept", {"fixed": {}}, codes, False))
+    for term, n in sorted(c.term_min_courses.items()):
+        probes.append(
+            (
+                f"the {n} courses wanted in {term} cannot all be taken then",
+                {"term_min_courses": {}},
+                codes,
+                False,
+            )
+        )
     if c.include:
         probes.append(("the included courses do not fit", {"include": []}, codes, False))
     for p in setup.programs:
@@ -236,8 +327,10 @@ def diagnose(setup: PlanSetup, end: Term, deadline: float) -> list[str]:
             False,
         )
     )
-    for text, change, programs, no_sharing in probes:
+    undecided: list[float] = []
+    for i, (text, change, programs, no_sharing) in enumerate(probes):
         if time.perf_counter() >= deadline:
+            undecided.extend([0.0] * (len(probes) - i))
             break
         relaxed = c.model_copy(update=change)
         s2 = PlanSetup(setup.catalog, setup.student, programs, relaxed)
@@ -246,7 +339,21 @@ def diagnose(setup: PlanSetup, end: Term, deadline: float) -> list[str]:
             prep.sharing = []
         if input_reasons(s2, prep) or analysis_reasons(s2, prep, end):
             continue
-        sol = s2.solve(prep, min(2.0, deadline - time.perf_counter()), True)
+        seconds = min(2.0, deadline - time.perf_counter())
+        sol = s2.solve(prep, seconds, True)
         if sol.status in ("optimal", "feasible"):
             return [text]
+        if sol.status == "unknown":
+            undecided.append(max(0.05, seconds))
+    if undecided and limits is not None:
+        n = len(undecided)
+        limits.append(
+            TimeLimit(
+                stage="diagnosis",
+                seconds=round(max(undecided) or setup.c.time_limit_s, 3),
+                message=f"{n} of the {len(probes)} relaxations tried to find which constraint "
+                f"rules every plan out {'was' if n == 1 else 'were'} left undecided when time "
+                "ran out; the request is still proved infeasible, but its cause is not named",
+            )
+        )
     return []

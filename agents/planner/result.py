@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import cast
 
-from agents.catalog import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode
+from agents.catalog import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode, credit_sub, credit_sum
 from agents.planner.fit import FREE_ELECTIVE
 from agents.planner.prep import Prep
+from agents.planner.reasons import not_plannable
 from agents.planner.reqtree import Leaf, ReqTree
 from agents.planner.schema import PlannedTerm, PlanResult
 from agents.planner.setup import PlanSetup
@@ -22,20 +23,21 @@ def build_result(setup: PlanSetup, prep: Prep, sol: Solution) -> PlanResult:
     terms: list[PlannedTerm] = []
     for i in range(sol.graduation + 1):
         courses = sorted(by_pos.get(i, []))
-        units = sum(prep.course(c).units for c in courses)
+        units = credit_sum(prep.course(c).units for c in courses)
         terms.append(PlannedTerm(term=prep.terms[i].code, courses=courses, units=units))
-    planned = sum(t.units for t in terms)
+    planned = credit_sum(t.units for t in terms)
     counts = trim_counts(prep, sol)
     requirement_of = {c: counts.get(c) or [FREE_ELECTIVE] for c in sorted(sol.placement)}
-    req_units = sum(prep.course(c).units for c in sol.placement if counts.get(c))
-    extra = max(0.0, planned - max(prep.total_needed, req_units))
+    req_units = credit_sum(prep.course(c).units for c in sol.placement if counts.get(c))
+    extra = max(0.0, credit_sub(planned, max(prep.total_needed, req_units)))
     notes = [
         f"{c} needs {consent_of(prep, c)} consent before registration"
         for c in consent_needed(prep, sol.placement)
     ]
     for code in setup.c.include:
         if code not in sol.placement:
-            notes.append(f"{code} was asked for but is already complete, so it is not planned")
+            why = not_plannable(prep, code)
+            notes.append(f"{code} was asked for but {why}, so it is not planned")
     grad = terms[-1].term if terms else setup.current.code
     return PlanResult(
         status="optimal" if sol.status == "optimal" else "feasible",
@@ -68,12 +70,10 @@ def trim_counts(prep: Prep, sol: Solution) -> dict[str, list[str]]:
         return sorted(planned, key=lambda c: (sol.placement[c], c), reverse=True)
 
     def satisfied(leaf: Leaf, codes: list[str]) -> bool:
-        units = sum(prep.course(c).units for c in codes)
+        units = credit_sum(prep.course(c).units for c in codes)  # exact: no epsilon
         need = 1 if leaf.kind == "course" else leaf.min_courses
         subjects = len({prep.course(c).subject_code for c in codes}) if leaf.min_subjects else 0
-        return (
-            len(codes) >= need and units >= leaf.min_units - 1e-9 and subjects >= leaf.min_subjects
-        )
+        return len(codes) >= need and units >= leaf.min_units and subjects >= leaf.min_subjects
 
     def walk(node: ReqTree) -> None:
         if node.kind == "leaf" and node.leaf is not None and node.leaf.kind == "set":

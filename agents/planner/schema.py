@@ -85,6 +85,11 @@ class ConstraintSet(_Model):
     max_courses_per_term: int | None = Field(
         default=None, ge=1, description="Most courses in one term (None: no limit)."
     )
+    term_min_courses: dict[str, int] = Field(
+        default_factory=dict,
+        description="Fewest courses in a term, by term code (e.g. 'five courses next "
+        "semester'): the term takes at least that many.",
+    )
     min_units_planned: float = Field(
         default=0,
         ge=0,
@@ -201,12 +206,56 @@ class PlannedTerm(_Model):
     units: float = Field(description="Units planned in the term.")
 
 
+TimeLimitStage = Literal[
+    "course_selection",
+    "placement",
+    "earliest_graduation",
+    "diagnosis",
+    "section_selection",
+    "counter_proposal",
+    "clash_replan",
+]
+
+
+class TimeLimit(_Model):
+    """A step whose time limit ran out before it answered: what it was to decide is
+    unknown, never "no"."""
+
+    stage: TimeLimitStage = Field(
+        description="The step: 'course_selection' (which courses), 'placement' (which terms), "
+        "'earliest_graduation' (the earliest term when the target cannot be met), "
+        "'diagnosis' (which constraint makes a request infeasible), 'section_selection' (the "
+        "next term's sections), 'counter_proposal' (the plan for the earliest feasible term), "
+        "'clash_replan' (a re-plan around a section clash)."
+    )
+    seconds: float = Field(description="The limit that ran out, in seconds.")
+    message: str = Field(
+        description="What was left undecided, in words, e.g. 'no plan was found within 0.5 s "
+        "at course selection; this does not prove that none exists'."
+    )
+
+
+InfeasibleKind = Literal["proven", "timed_out"]
+
+
 class PlanResult(_Model):
     """The planner's answer."""
 
     status: Literal["optimal", "feasible", "infeasible"] = Field(
         description="'optimal': proved best for every objective; 'feasible': a valid plan "
-        "found within the time limit; 'infeasible': no plan (see reasons)."
+        "found within the time limit; 'infeasible': no plan (see reasons and "
+        "infeasible_kind)."
+    )
+    infeasible_kind: InfeasibleKind | None = Field(
+        default=None,
+        description="When infeasible: 'proven' (no plan exists; the reasons say why) or "
+        "'timed_out' (a time limit ran out first, see time_limits: no plan was found, which "
+        "does not prove that none exists). None when a plan was found.",
+    )
+    time_limits: list[TimeLimit] = Field(
+        default_factory=list,
+        description="Steps whose time limit ran out before they answered (the main solve for "
+        "'timed_out'; a step after a proof, e.g. the earliest feasible graduation, otherwise).",
     )
     terms: list[PlannedTerm] = Field(
         description="Every term from the first term through graduation, empty ones included."

@@ -16,6 +16,10 @@ section, ``alternative`` is the best course set for the term that fits completel
 4. ties: courses earlier in the request, then earlier candidates, then first-listed sections.
 
 The alternative keeps the request's order, replacements appended.
+
+Each model has a time limit (``TIME_LIMIT_S``); a choice not proved best within it says so
+(``SectionChoice.timed_out``): its clashes are those of the best choice found (the
+first-listed sections when none was), never a proof that no clash-free choice exists.
 """
 
 from __future__ import annotations
@@ -61,7 +65,9 @@ class SectionChoice(BaseModel):
     term: str = Field(description="Term code the sections are for.")
     status: Literal["ok", "clash", "no_sections"] = Field(
         description="'ok': every course has a section and none clash; 'clash': no clash-free "
-        "choice exists; 'no_sections': some course has no section in the term (the rest fit)."
+        "choice exists; 'no_sections': some course has no section in the term (the rest fit) - "
+        "its sections are not published yet or, in a published term, it does not run then "
+        "(``agents.catalog.offered_in``) and was forced in."
     )
     sections: dict[str, str] = Field(description="Course -> chosen section id.")
     meetings: dict[str, list[Meeting]] = Field(
@@ -84,6 +90,12 @@ class SectionChoice(BaseModel):
     )
     not_before: str | None = Field(default=None, description="Earliest start wished, 'HH:MM'.")
     not_after: str | None = Field(default=None, description="Latest end wished, 'HH:MM'.")
+    timed_out: float | None = Field(
+        default=None,
+        description="The time limit (seconds) that ran out before the choice (or the "
+        "alternative) was proved best: the clashes and conflicts are those of the best choice "
+        "found (the first-listed sections when none was), not proved unavoidable. None: proved.",
+    )
 
 
 # --------------------------------------------------------------------------- time helpers
@@ -181,11 +193,14 @@ def _sections(catalog: Catalog, term: str, code: str) -> list[Section]:
     return sorted(course.sections_in(term), key=lambda s: s.id)
 
 
+TIME_LIMIT_S = 5.0  # per model; a choice not proved within it says so (``timed_out``)
+
+
 def _solver() -> cp_model.CpSolver:
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = SEED
-    solver.parameters.max_time_in_seconds = 5.0
+    solver.parameters.max_time_in_seconds = TIME_LIMIT_S
     # Ctrl-C belongs to the pipeline runner (checkpoint, then stop), not to the solver.
     solver.parameters.catch_sigint_signal = False
     return solver
@@ -239,10 +254,17 @@ def select_sections(
         + sum(k * v for k, v in tie)
     )
     solver = _solver()
-    solver.solve(m)
-    chosen = {
-        c: k for c in placed for k in range(len(offered[c])) if solver.boolean_value(pick[(c, k)])
-    }
+    code = solver.solve(m)
+    timed_out = None if code == cp_model.OPTIMAL else TIME_LIMIT_S
+    # Without any answer in time, the first-listed sections (their clashes are real).
+    chosen = {c: 0 for c in placed}
+    if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        chosen = {
+            c: k
+            for c in placed
+            for k in range(len(offered[c]))
+            if solver.boolean_value(pick[(c, k)])
+        }
     clashes = []
     for _v, c, k, d, j in pairs:
         if chosen[c] == k and chosen[d] == j:
@@ -264,9 +286,11 @@ def select_sections(
     alternative = None
     if clashes or conflicts or unscheduled:
         keep = set(courses) if required is None else set(required)
-        alternative = _alternative(
+        alternative, proved = _alternative(
             catalog, term, courses, keep, list(candidates), days, not_before, not_after
         )
+        if not proved:
+            timed_out = TIME_LIMIT_S
     result = SectionChoice(
         term=term,
         status=status,
@@ -279,6 +303,7 @@ def select_sections(
         free_days=days,
         not_before=not_before,
         not_after=not_after,
+        timed_out=timed_out,
     )
     log.debug("sections.selected", term=term, status=status, clashes=len(clashes))
     return result
@@ -293,8 +318,10 @@ def _alternative(
     days: list[str],
     not_before: str | None,
     not_after: str | None,
-) -> list[str]:
-    """The best fully fitting course set (see the module docstring for the rule)."""
+) -> tuple[list[str] | None, bool]:
+    """The best fully fitting course set (see the module docstring for the rule), and
+    whether it was proved best: when the time limit runs out first, the best set found, or
+    None when none was."""
     reps = [c for c in dict.fromkeys(candidates) if c not in courses]
     every = courses + reps
     usable = {
@@ -334,5 +361,7 @@ def _alternative(
         + tie
     )
     solver = _solver()
-    solver.solve(m)
-    return [c for c in every if solver.boolean_value(take[c])]
+    code = solver.solve(m)
+    if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None, False
+    return [c for c in every if solver.boolean_value(take[c])], code == cp_model.OPTIMAL

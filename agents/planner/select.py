@@ -30,18 +30,20 @@ from agents.catalog import (
     ProgramCond,
     iter_prereq,
 )
-from agents.planner.cpsat import Model, make_solver, weighted
+from agents.planner.cpsat import Model, Steps, make_solver, weighted
 from agents.planner.cuts import post_set_cuts
+from agents.planner.fillers import counted_only, filler_misfit
 from agents.planner.prep import Prep
 from agents.planner.reqtree import ReqTree
+from agents.planner.risky import risky_parts
 
 Lit = cp_model.IntVar
-FLOOR_TABLE_MAX = 20000  # subset-sum table size limit (scaled units)
+FLOOR_TABLE_MAX = 20000  # subset-sum table size limit (credit steps)
 ORPHAN = 2  # misfit of a free elective taken apart from its corequisite partners
 
 
 def encode_requirements(
-    m: cp_model.CpModel, p: Prep, taken: dict[str, Lit], scale: int
+    m: cp_model.CpModel, p: Prep, taken: dict[str, Lit], scale: Steps
 ) -> dict[tuple[str, str], list[tuple[str, Lit]]]:
     """Post the requirement constraints; returns (program, leaf id) -> [(course, a-literal)]."""
     per_course: dict[tuple[str, str], list[Lit]] = {}
@@ -95,8 +97,8 @@ def encode_requirements(
             need = 1 if leaf.kind == "course" else leaf.min_courses
             cts.append(m.add(sum(v for _, v in opts) >= need))
         if leaf.min_units:
-            units = round(leaf.min_units * scale + 0.4999)
-            cts.append(m.add(sum(round(p.course(c).units * scale) * v for c, v in opts) >= units))
+            units = scale.ceil(leaf.min_units)
+            cts.append(m.add(sum(scale.count(p.course(c).units) * v for c, v in opts) >= units))
         if leaf.min_subjects:
             cts.append(m.add(sum(_subject_lits(m, p, leaf.label, opts)) >= leaf.min_subjects))
         for cap in leaf.caps:  # what may count, whether or not the leaf is needed
@@ -104,8 +106,8 @@ def encode_requirements(
             if cap.max_courses is not None and len(inside) > cap.max_courses:
                 m.add(sum(v for _, v in inside) <= cap.max_courses)
             if cap.max_units is not None:
-                most = int(cap.max_units * scale + 1e-6)
-                m.add(sum(round(p.course(c).units * scale) * v for c, v in inside) <= most)
+                most = scale.floor(cap.max_units)
+                m.add(sum(scale.count(p.course(c).units) * v for c, v in inside) <= most)
         if enf is not None:
             for ct in cts:
                 ct.only_enforce_if(enf)
@@ -122,6 +124,7 @@ def encode_requirements(
             shared.append(s)
         if shared:
             m.add(sum(shared) <= k)
+    counted_only(m, p, taken, per_course)
     return out
 
 
@@ -141,10 +144,10 @@ def _subject_lits(
 
 
 def encode_total_and_antirequisites(
-    m: cp_model.CpModel, p: Prep, taken: dict[str, Lit], gain: dict[str, int], scale: int
+    m: cp_model.CpModel, p: Prep, taken: dict[str, Lit], gain: dict[str, int], scale: Steps
 ) -> None:
     if p.total_needed > 0:
-        m.add(sum(gain[c] * t for c, t in taken.items()) >= round(p.total_needed * scale + 0.4999))
+        m.add(sum(gain[c] * t for c, t in taken.items()) >= scale.ceil(p.total_needed))
     done: set[tuple[str, str]] = set()
     for c in sorted(taken):
         for d in sorted(p.antireqs(c)):
@@ -165,15 +168,16 @@ def elective_misfit(
     m: cp_model.CpModel, p: Prep, taken: dict[str, Lit]
 ) -> tuple[cp_model.LinearExpr | int, int]:
     """How badly the courses a plan is free to choose suit the student
-    (``agents.planner.fit``), with its bound: level and relevance misses, and ``ORPHAN`` for a
-    course taken without any of its corequisite partners. Every optional course counts, not
-    only those no requirement counts: a surplus course may count toward a set in the model
-    and still be a free elective in the result (``trim_counts``)."""
+    (``agents.planner.fit``), with its bound: level and relevance misses, the size and kind
+    of course (``fillers.filler_misfit``: a quarter-credit course, an internship), and
+    ``ORPHAN`` for a course taken without any of its corequisite partners. Every optional
+    course counts, not only those no requirement counts: a surplus course may count toward a
+    set in the model and still be a free elective in the result (``trim_counts``)."""
     terms: list[tuple[Lit, int]] = []
     for c, t in sorted(taken.items()):
         if c in p.must:
             continue
-        if weight := p.misfit(c):
+        if weight := p.misfit(c) + filler_misfit(p, c):
             terms.append((t, weight))
         coreqs = [n for n in iter_prereq(p.course(c).corequisites) if isinstance(n, CourseCond)]
         if coreqs:
@@ -184,8 +188,8 @@ def elective_misfit(
     return sum(w * v for v, w in terms), sum(w for _, w in terms)
 
 
-def units_floor(p: Prep, units: dict[str, int], gain: dict[str, int], scale: int) -> int | None:
-    """Fewest units (scaled) any plan can carry: the required courses plus the cheapest
+def units_floor(p: Prep, units: dict[str, int], gain: dict[str, int], scale: Steps) -> int | None:
+    """Fewest units (in credit steps) any plan can carry: the required courses plus the cheapest
     subset of the other candidates whose new units reach the degree total (a subset-sum
     table). Requirements are ignored, so this is a lower bound; it captures what LP bounds
     miss, e.g. that 9- and 12-unit courses can only add multiples of 3. None: unreachable.
@@ -193,7 +197,7 @@ def units_floor(p: Prep, units: dict[str, int], gain: dict[str, int], scale: int
     usable = [c for c in p.pool if p.allowed.get(c)]
     must = [c for c in usable if c in p.must]
     base_units = sum(units[c] for c in must)
-    need = round(p.total_needed * scale + 0.4999) - sum(gain[c] for c in must)
+    need = scale.ceil(p.total_needed) - sum(gain[c] for c in must)
     if need <= 0:
         return base_units
     if need > FLOOR_TABLE_MAX:
@@ -216,7 +220,7 @@ def units_floor(p: Prep, units: dict[str, int], gain: dict[str, int], scale: int
 
 @dataclass
 class Selection:
-    """A course set that meets every requirement, with its units (scaled) and the bound."""
+    """A course set that meets every requirement, with its units (in credit steps) and the bound."""
 
     courses: list[str]
     units: int
@@ -228,7 +232,7 @@ class Selection:
 class SelectionModel:
     """Which courses to take, ignoring terms (see the module docstring)."""
 
-    def __init__(self, p: Prep, scale: int, units: dict[str, int], gain: dict[str, int]) -> None:
+    def __init__(self, p: Prep, scale: Steps, units: dict[str, int], gain: dict[str, int]) -> None:
         self.p = p
         self.m = Model()
         self.units = units
@@ -298,7 +302,9 @@ class SelectionModel:
     def solve(
         self, seconds: float, dtime: float, tie_dtime: float, fit: bool = True
     ) -> Selection | None:
-        """Fewest units (proved unless ``dtime`` runs out); then, within ``tie_dtime``, fewer
+        """Fewest units (proved unless ``dtime`` runs out) - the bound; then, when that set
+        has dormant courses or consent with a course route, the fewest of those before the
+        fewest units (``agents.planner.risky``); then, within ``tie_dtime``, fewer
         courses taken on someone's consent (an interest never outweighs a signature), more
         interest points, then optional courses that suit the student (``elective_misfit``),
         then earlier-available and lower-level courses (not proved). ``fit=False`` leaves
@@ -320,6 +326,21 @@ class SelectionModel:
         bound = max(floor, value if code == cp_model.OPTIMAL else int(solver.best_objective_bound))
         optimal = value <= bound
         self.floor = floor
+        risky = risky_parts(p, self.t, self.k)
+        if any(solver.value(e) for e, _ in risky):
+            # Dormant courses and routine consent come before units (``risky``): a set
+            # without them at more units, if one exists. ``bound`` stays the units bound of
+            # every plan: the graduation bound is drawn from it.
+            for v in self.t.values():
+                self.m.add_hint(v, solver.boolean_value(v))
+            self.m.minimize(weighted([*risky, (units, sum(self.units.values()))]))
+            again = make_solver(seconds, dtime)
+            code = again.solve(self.m)
+            if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                solver, value, optimal = again, again.value(units), code == cp_model.OPTIMAL
+            for e, _ in risky:
+                self.m.add(e <= solver.value(e))
+            self.m.clear_hints()
         self.m.add(units <= value)
         for v in self.t.values():
             self.m.add_hint(v, solver.boolean_value(v))

@@ -105,6 +105,8 @@ class PlanSetup:
         prep.other_sets = list(self.other_sets)
         prep.other_placements = [dict(p) for p in self.other_placements]
         prep.not_in = {c: set(ts) for c, ts in self.c.not_in_term.items()}
+        wanted = self.c.term_min_courses
+        prep.min_courses = {i: wanted[t.code] for i, t in enumerate(terms) if t.code in wanted}
         prep.exclusive = {t: list(pairs) for t, pairs in self.c.exclusive_pairs.items()}
         build_pool(prep, full)
         return prep

@@ -17,3 +17,6 @@ class Solution:
     counts: dict[str, list[str]] = field(default_factory=dict)  # record courses included
     graduation: int = -1
     stages: list[str] = field(default_factory=list)
+    # With "unknown": the step whose time limit ran out first, and that limit in seconds.
+    limit: tuple[Literal["course_selection", "placement"], float] | None = None
+    retried: bool = False  # solved again on the full pool after the pruned one had no plan

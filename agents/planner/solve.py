@@ -2,7 +2,9 @@
 deterministic time wherever a stage is best-effort).
 
 1. course set: ``SelectionModel`` gives the fewest-units set, proved against the larger of
-   CP-SAT's bound and a subset-sum floor;
+   CP-SAT's bound and a subset-sum floor (the units bound of every plan); when that set
+   takes dormant courses or consent with a course route, the fewest of those come before
+   units (``agents.planner.risky``);
 2. terms for that set at the graduation lower bound (longest required chain, unit capacity
    for the unit floor): a depth-first search that fills terms in order, critical courses
    first (CP-SAT fixed search with a decision strategy) - fast on tight packings where the
@@ -10,14 +12,15 @@ deterministic time wherever a stage is best-effort).
    not found, the same with the set chosen without the suiting tie-break (a time-free choice
    may suit the student with a course no early term offers), then the suiting as in 3;
 3. otherwise, for each graduation term from the bound up: the full model (course choice
-   and terms together) minimizes units with graduation fixed, through a short portfolio of
+   and terms together) minimizes dormant courses and routine consent, then units, with
+   graduation fixed, through a short portfolio of
    deterministic settings; the first feasible term is the earliest graduation; with that
    graduation and those units held, the optional courses of most interest, then those that
    suit the student best (``select.elective_misfit``) are chosen within a short budget;
 4. only when standard loads lie below the caps (a plan within them has already been looked
-   for and failed, ``agents.planner.api``): for the course set found, the fewest units
-   above the standard loads, then the fewest terms above them, then the earliest
-   graduation, graduation free up to the end term (``goals.overload``);
+   for and failed, ``agents.planner.api``): for the course set found, the fewest terms
+   above the standard loads (approvals), then the fewest units above them, then the
+   earliest graduation, graduation free up to the end term (``goals.overload``);
 5. courses on consent, spread (max - min load over regular terms), then earliness as
    tie-breaks, for the final course set with graduation fixed, within a deterministic
    budget (``goals.balance``).
@@ -30,10 +33,11 @@ import time
 import structlog
 from ortools.sat.python import cp_model
 
-from agents.planner.cpsat import unit_scale, weighted
+from agents.planner.cpsat import Steps, catalog_steps, weighted
 from agents.planner.goals import balance, keep_overload, least_overload, overload
 from agents.planner.model import PlanModel
 from agents.planner.prep import Prep
+from agents.planner.risky import before_units, risky_parts
 from agents.planner.search import fill_strategy, portfolio, run
 from agents.planner.select import (
     Selection,
@@ -60,15 +64,15 @@ def chain_bound(prep: Prep) -> int:
     return 1 + max(ests, default=-1)
 
 
-def capacity_bound(prep: Prep, units: float) -> int:
-    """Fewest terms whose caps hold ``units``."""
-    total = 0.0
+def capacity_bound(prep: Prep, units: int, scale: Steps) -> int:
+    """Fewest terms whose caps hold ``units`` (in credit steps: a cap holds whole steps)."""
+    total = 0
     for i in range(len(prep.terms)):
-        if units <= total + 1e-9:
+        if units <= total:
             return i
         if prep.active[i]:
-            total += prep.caps[i]
-    return len(prep.terms) + (0 if units <= total + 1e-9 else 1)
+            total += scale.floor(prep.caps[i])
+    return len(prep.terms) + (0 if units <= total else 1)
 
 
 def solve_plan(
@@ -84,17 +88,22 @@ def solve_plan(
     def ms() -> str:
         return f"@{(time.perf_counter() - start) * 1000:.0f}ms"
 
-    scale = unit_scale([prep.course(c).units for c in prep.pool] or [1.0])
-    units = {c: round(prep.course(c).units * scale) for c in prep.pool}
-    gain = {c: round(prep.gain(c) * scale) for c in prep.pool}
+    scale = catalog_steps(prep.catalog)
+    units = {c: scale.count(prep.course(c).units) for c in prep.pool}
+    gain = {c: scale.count(prep.gain(c)) for c in prep.pool}
     selector = SelectionModel(prep, scale, units, gain)
-    sel = selector.solve(left(), SELECT_DTIME, TIE_DTIME)
+    given = left()
+    sel = selector.solve(given, SELECT_DTIME, TIE_DTIME)
     if sel is None:
         if selector.proved_infeasible:
             return Solution("infeasible", stages=["selection: infeasible"])
-        return Solution("unknown", stages=["selection: no answer in time"])
-    stages = [f"selection: {sel.units / scale:g} units (bound {sel.lower_bound / scale:g}) {ms()}"]
-    bound = max(chain_bound(prep), capacity_bound(prep, sel.lower_bound / scale))
+        # Not a proof: the step's budget ran out first (``api.plan`` says which and how long).
+        spent = round(min(given, SELECT_DTIME), 6)
+        stages = ["selection: no answer in time"]
+        return Solution("unknown", stages=stages, limit=("course_selection", spent))
+    low = scale.credits(sel.lower_bound)
+    stages = [f"selection: {scale.credits(sel.units):g} units (bound {low:g}) {ms()}"]
+    bound = max(chain_bound(prep), capacity_bound(prep, sel.lower_bound, scale))
     chosen: Selection = sel  # the set the term search places
 
     def fill(terms: int | None, dtime: float | None) -> dict[str, int] | None:
@@ -131,6 +140,7 @@ def solve_plan(
         top = max(natural.values(), default=-1) + 1 if natural is not None else len(prep.terms)
         stages.append(f"fill: {top if natural is not None else 'none'} {ms()}")
         decided = True  # every graduation tried so far was proved impossible
+        ran_out: float | None = None  # the placement budget that ran out undecided
         for terms in range(bound, top if natural is not None else top + 1):
             if terms > bound and (found := fill(terms, FILL_DTIME)) is not None:
                 placement = found
@@ -141,11 +151,16 @@ def solve_plan(
                 return Solution("infeasible", stages=[*stages, "full: a course has no term"])
             full.fix_terms(terms)
             full.m.add(full.units_expr() >= selector.floor)
-            code, solver = portfolio(full, full.units_expr(), left())
+            # Dormant courses and routine consent before units (``agents.planner.risky``).
+            goal = before_units(prep, full.taken, full.k, full.units_expr(), full.units_max())
+            given = left()
+            code, solver = portfolio(full, goal, given)
             stages.append(f"full at {terms}: {solver.status_name(code)} {ms()}")
             if code == cp_model.INFEASIBLE:
                 continue
             decided = False
+            if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                ran_out = round(given, 6)
             if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 placement = full.extract(solver)
                 counts = full.counts(solver)
@@ -158,7 +173,10 @@ def solve_plan(
             break
         if placement is None:
             if natural is None:
-                return Solution("infeasible" if decided else "unknown", stages=stages)
+                if decided:
+                    return Solution("infeasible", stages=stages)
+                spent = ran_out if ran_out is not None else round(seconds, 6)
+                return Solution("unknown", stages=stages, limit=("placement", spent))
             placement = natural
             proven = proven and decided
     terms = max(placement.values(), default=-1) + 1
@@ -211,7 +229,9 @@ def _suit(
     em.hint(placement)
     misfit = elective_misfit(em.m, prep, em.taken)
     consent = (em.consent(), len(em.k))  # a signature outweighs any preference
-    goal = weighted([consent, interest_shortfall(prep, em.taken), misfit])
+    # No more dormant courses or routine consent than the plan found (they come before units).
+    risky = risky_parts(prep, em.taken, em.k)
+    goal = weighted([*risky, consent, interest_shortfall(prep, em.taken), misfit])
     code, solver = run(em, goal, seconds, ELECTIVE_DTIME, presolve=False)
     if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return placement, counts

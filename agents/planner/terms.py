@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agents.catalog import Course, Term, active_calendar
+from agents.catalog import Catalog, Course, Term, active_calendar, not_offered
 from agents.errors import PlanningError
 
 
@@ -55,3 +55,15 @@ def describe_offering(course: Course) -> str:
     if course.offered.years == "every":
         return f"only in {seasons}" if len(codes) == 1 else f"in {seasons}"
     return f"only in {seasons} of {course.offered.years} years"
+
+
+def not_offered_words(catalog: Catalog, course: Course, term: Term) -> str | None:
+    """Why ``course`` does not run in ``term``, after its code ('is offered only in fall',
+    'is retired: ...', 'is not offered in S2027: the published ... schedule has none');
+    None when it runs (``agents.catalog.offered_in``)."""
+    why = not_offered(catalog, course, term)
+    if why is None:
+        return None
+    if course.status != "retired" and not course.offered.offered_in(term):
+        return f"is offered {describe_offering(course)}"
+    return why.removeprefix(f"{course.code} ")

@@ -1,10 +1,12 @@
 """The policy rule engine: which of the catalog's rules apply to a student (``rules``:
 applicability, load limits and caps; ``conditions``: rule conditions, limit tables and
-term kinds; ``standing``: the status academic_standing rules give) and what a planned
-schedule breaks (``checks``, ``loads``, ``records``)."""
+term kinds; ``standing``: the status academic_standing rules give), what a planned
+schedule breaks (``checks``, ``loads``, ``records``) and what the rules a policy question is
+about conclude for the student (``applied``, ``applied_records``)."""
 
 from __future__ import annotations
 
+from agents.policy.applied import Applied, apply_rules
 from agents.policy.checks import check_plan
 from agents.policy.conditions import Facts, effective_limit, threshold
 from agents.policy.plancheck import Findings, PlanCheck
@@ -25,6 +27,7 @@ from agents.policy.rules import (
 from agents.policy.standing import student_facts
 
 __all__ = [
+    "Applied",
     "Cite",
     "Facts",
     "Findings",
@@ -32,6 +35,7 @@ __all__ = [
     "LoadLimit",
     "PlanCheck",
     "applicable_rules",
+    "apply_rules",
     "catalog_load_caps",
     "check_plan",
     "effective_limit",

@@ -20,11 +20,20 @@ from agents.artifacts import (
     Risk,
     ScheduledTerm,
 )
-from agents.catalog import PolicyRule, Term
-from agents.policy.conditions import because, governs, named_kinds
+from agents.catalog import ClassStanding, PolicyRule, Term
+from agents.catalog.policies import RuleCondition
+from agents.policy.conditions import (
+    STANDING_WORDS,
+    STATUS_WORDS,
+    because,
+    governs,
+    named_kinds,
+)
 from agents.policy.plancheck import Findings, PlanCheck
 from agents.policy.rules import (
+    LOAD_KINDS,
     LoadLimit,
+    failure,
     join,
     label,
     num,
@@ -54,10 +63,75 @@ def check_loads(ctx: PlanCheck, f: Findings) -> None:
             msg += f"{num(lim.allowed)} {unit}"
             v = ctx.violation(lim.binding_rule, msg, t.term)
             f.violations.append(v.model_copy(update={"severity": "hard"}))
+            closed = _closed_overload(ctx, t.term, standings[t.term], lim, t.units)
+            # Said once per rule: the first term over the limit that the overload would hold.
+            if closed is not None and not any(r.rule_id == closed[0].id for r in f.risks):
+                # An overload would allow the load, but not to this student: why, citing it.
+                f.mark(closed[0].id)
+                f.risks.append(
+                    Risk(
+                        kind="load",
+                        message=f"{label(t.term)} cannot carry {num(t.units)} {unit}: not "
+                        f"eligible for an overload {closed[1]} - {closed[2]}",
+                        term=t.term,
+                        rule_id=closed[0].id,
+                        citation=ctx.cite(closed[0].id),
+                    )
+                )
         elif t.units > lim.standard and lim.overload_rule is not None:
             _overload(ctx, f, t, lim)
     if hard:
         _suggest_caps(ctx, f, limits, hard)
+
+
+def _closed_overload(
+    ctx: PlanCheck, term: str, standing: ClassStanding, lim: LoadLimit, units: float
+) -> tuple[PolicyRule, str, str] | None:
+    """The overload rule that would allow ``units`` in ``term`` (more than ``lim``) but
+    does not apply to this student, the student's fact it fails ('with a GPA of 2.00') and
+    what it allows to whom, in words; None when no such rule exists (or an overload already
+    applies)."""
+    std = lim.standard_rule
+    if lim.overload_rule is not None or std.kind == "probation_max_units":
+        return None  # an overload applies, or no overload lifts a probation cap
+    if std.applies_when.status_in:
+        return None  # a cap for a status (suspended) is not one an overload lifts
+    facts = ctx.term_facts(term, standing)
+    named = named_kinds(r for r in ctx.catalog.policies if r.kind in LOAD_KINDS)
+    for rule in ctx.catalog.policies:
+        tops = [x for x in [rule.limit, *(w.limit for w in rule.limit_table)] if x is not None]
+        if rule.kind != "overload" or not tops or max(tops) < units:
+            continue
+        if not governs(rule, Term.parse(term), named, optional_terms=True):
+            continue
+        gap = failure(rule, facts)
+        if gap is None:
+            continue
+        who = rule.requires_approval or "advisor"
+        needs = _needs(rule.applies_when)
+        allows = f"{rule.id} allows up to {num(max(tops))} {ctx.unit_name}"
+        return rule, gap, f"{allows} with {who} approval" + (f" only {needs}" if needs else "")
+    return None
+
+
+def _needs(when: RuleCondition) -> str:
+    """What a rule's condition asks of a student, in words: 'with a GPA of at least 3.00,
+    as a sophomore, a junior or a senior, in good academic standing'."""
+    parts: list[str] = []
+    if when.gpa_min is not None:
+        parts.append(f"with a GPA of at least {when.gpa_min:.2f}")
+    if when.recent_gpa_min is not None:
+        n = when.recent_terms
+        span = "regular term" if n == 1 else f"{n} regular terms"
+        parts.append(f"with a GPA of at least {when.recent_gpa_min:.2f} over the last {span}")
+    if when.standing_in:
+        words = [STANDING_WORDS[s] for s in when.standing_in]
+        parts.append(
+            "as " + (words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}")
+        )
+    if when.status_in:
+        parts.append(" or ".join(STATUS_WORDS[s] for s in when.status_in))
+    return ", ".join(parts)
 
 
 def _overload(ctx: PlanCheck, f: Findings, t: ScheduledTerm, lim: LoadLimit) -> None:

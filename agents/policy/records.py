@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 
 from agents.artifacts import Modification, Risk, ScheduledCourse, ScheduledTerm
 from agents.audit import ProgramAudit, RequirementAudit
-from agents.catalog import CourseAttempt, PolicyRule, Term, credit_sum
+from agents.catalog import Catalog, CourseAttempt, PolicyRule, StudentRecord, Term, credit_sum
 from agents.policy.conditions import Facts, because
 from agents.policy.plancheck import Findings, PlanCheck
 from agents.policy.rules import NOT_ATTEMPTS, label, num
@@ -158,13 +158,12 @@ def _repeats_after_ceiling(
 # --------------------------------------------------------------------------- pass/fail
 
 
-def _elections(ctx: PlanCheck) -> list[CourseAttempt]:
+def pass_fail_elections(record: StudentRecord, catalog: Catalog) -> list[CourseAttempt]:
     """The record's pass/fail elections: institution attempts taken pass/fail in a course
     that also offers grades."""
-    assert ctx.record is not None
     out = []
-    for a in ctx.record.courses:
-        course = ctx.catalog.course_by_code.get(a.course)
+    for a in record.courses:
+        course = catalog.course_by_code.get(a.course)
         only_pf = course is not None and course.grading == "pass_fail_only"
         if a.pass_fail and a.source == "institution" and not only_pf:
             out.append(a)
@@ -197,7 +196,8 @@ def check_pass_fail(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
     """The record's elections per term, overall or per program (see the module docstring)."""
     limit, why = ctx.threshold(rule)
     assert limit is not None
-    elections = _elections(ctx)
+    assert ctx.record is not None
+    elections = pass_fail_elections(ctx.record, ctx.catalog)
     scope = rule.pass_fail_scope
     if scope == "program":
         _per_program(ctx, rule, limit, why, elections, f)

@@ -67,6 +67,15 @@ def change_sentence(c: ConstraintChange) -> str:
     elif field == "max_courses_per_term":
         was = f" (was {before})" if before is not None else ""
         parts = [f"at most {after} courses are planned per term{was}"]
+    elif field == "term_min_courses":
+        old, new = before or {}, after or {}
+        parts = [
+            f"{_term(k)} takes at least {new[k]} courses" + (f" (was {old[k]})" if k in old else "")
+            if k in new
+            else f"{_term(k)} is no longer held to {old[k]} courses"
+            for k in {**old, **new}
+            if old.get(k) != new.get(k)
+        ]
     elif field in ("avoid", "include"):
         added = [x for x in after or [] if x not in (before or [])]
         removed = [x for x in before or [] if x not in (after or [])]

@@ -3,11 +3,12 @@
 It shares nothing with the planner but the catalog models, so a planner bug cannot hide
 itself. ``verify_plan`` walks the plan's terms in order, keeping the set of courses
 completed so far (the record's passing and in-progress courses, then each planned term),
-and checks every course against the catalog: offering, term away, standing restrictions
-(``restricted_to``, by the standing at the start of the term), prerequisites (courses
-complete in an earlier term, standing and units from the units completed before the term),
-corequisites (same or earlier term), duplicates, anti-requisites, unit loads (a term's own
-cap, else the general cap and the cap of the class standing at its start, from the units
+and checks every course against the catalog: offering (``agents.catalog.offered_in``: the
+pattern, a retired status, a published schedule without its section), term away, standing
+restrictions (``restricted_to``, by the standing at the start of the term), prerequisites
+(courses complete in an earlier term, standing and units from the units completed before the
+term), corequisites (same or earlier term), duplicates, anti-requisites, unit loads (a term's
+own cap, else the general cap and the cap of the class standing at its start, from the units
 completed before it) and course counts, and the target term. Requirements left unmet come
 from the degree audit run with the plan as ``planned`` (the institution's requirements
 included; a course set's caps and subject minimum too: a plan whose courses break a cap or
@@ -33,7 +34,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.catalog import Catalog, StudentRecord, Term, credit_sum, format_prereq, with_institution
+from agents.catalog import (
+    Catalog,
+    StudentRecord,
+    Term,
+    credit_sum,
+    format_prereq,
+    not_offered,
+    with_institution,
+)
 from agents.verifier.defects import Defect, DefectKind
 from agents.verifier.exclusions import check_antirequisites
 from agents.verifier.protocols import ConstraintsLike, PlanLike, SectionsLike
@@ -108,14 +117,9 @@ def verify_plan(
                 add("offering", code, cc, f"{cc!r} is not in the catalog")
                 continue
             units = credit_sum((units, *[course.units] * pt.courses.count(cc)))
-            if not course.offered.offered_in(term):
-                add(
-                    "offering",
-                    code,
-                    cc,
-                    f"{cc} is not offered in {code} (offered: {', '.join(course.offered.terms)}, "
-                    f"{course.offered.years} year)",
-                )
+            why = not_offered(catalog, course, term)  # pattern, status, published schedule
+            if why is not None:
+                add("offering", code, cc, why)
             if not holds(
                 catalog, course.prerequisites, record, done, units_before, target_programs
             ):

@@ -44,7 +44,10 @@ COURSE_COLUMNS = (
     "antirequisites",
     "repeatable",
     "grading",
+    "free_elective",
     "restricted_to",
+    "status",
+    "last_offered",
 )
 COURSE_REQUIRED = ("code", "title", "units", "department", "level", "offered_terms")
 SECTION_COLUMNS = (
@@ -62,6 +65,7 @@ SECTION_REQUIRED = ("course", "term", "section")
 
 YEARS = ("every", "odd", "even")
 GRADING = ("graded", "pass_fail_allowed", "pass_fail_only")
+STATUSES = ("active", "dormant", "retired")
 _YES = {"yes": True, "true": True, "y": True, "no": False, "false": False, "n": False}
 _DAYS_RE = re.compile(r"^[MTWRFSU]+$")
 _TIME_RE = re.compile(r"^([01]?[0-9]|2[0-3]):([0-5][0-9])$")
@@ -154,14 +158,13 @@ def _course(
             course[field] = tree
     if antirequisites := read_list(row.cell("antirequisites")):
         course["antirequisites"] = antirequisites
-    if text := row.cells.get("repeatable", "").strip():
-        if text.lower() in _YES:
-            course["repeatable"] = _YES[text.lower()]
-        else:
-            problems.append(
-                f"{row.cell('repeatable').where}: {text!r} is not yes or no - write yes if "
-                "the course may be taken again for credit, no or nothing otherwise"
-            )
+    for column, yes in (
+        ("repeatable", "the course may be taken again for credit"),
+        ("free_elective", "a planner may add the course to make up units (no for a practicum, "
+         "internship or independent study)"),
+    ):  # fmt: skip
+        if (flag := _yes_no(row.cell(column), yes, problems)) is not None:
+            course[column] = flag
     if row.cells.get("grading", "").strip():
         course["grading"] = read_choice(row.cell("grading"), GRADING, "a grading option", problems)
     if standings := read_list(row.cell("restricted_to")):
@@ -172,7 +175,29 @@ def _course(
                 f"- write standings from {', '.join(STANDINGS)} separated by ';'"
             )
         course["restricted_to"] = standings
+    if row.cells.get("status", "").strip():
+        course["status"] = read_choice(row.cell("status"), STATUSES, "a course status", problems)
+    if text := row.cells.get("last_offered", "").strip():
+        if not _parses(calendar, text):
+            problems.append(
+                f"{row.cell('last_offered').where}: {text!r} is not a term of the calendar - "
+                f"write the last term the course ran as a code such as {calendar.examples()}"
+            )
+        course["last_offered"] = calendar.parse(text).code if _parses(calendar, text) else text
     return course
+
+
+def _yes_no(cell: Cell, yes: str, problems: list[str]) -> bool | None:
+    """A yes/no cell (None when blank or unreadable: the model's default holds)."""
+    text = cell.text.strip()
+    if not text:
+        return None
+    if text.lower() not in _YES:
+        problems.append(
+            f"{cell.where}: {text!r} is not yes or no - write yes if {yes}, no or nothing otherwise"
+        )
+        return None
+    return _YES[text.lower()]
 
 
 def _parses(calendar: Calendar, text: str) -> bool:

@@ -63,7 +63,10 @@ def _course_row(c: Course, course_columns: list[str], problems: list[str]) -> li
         "antirequisites": _list_cell(c.antirequisites, f"{at} antirequisites", problems),
         "repeatable": "yes" if c.repeatable else "no",
         "grading": c.grading,
+        "free_elective": "yes" if c.free_elective else "no",
         "restricted_to": ";".join(c.restricted_to),
+        "status": c.status,
+        "last_offered": c.last_offered or "",
     }
     return [values[column] for column in course_columns]
 
@@ -97,11 +100,15 @@ def layout_files(catalog: Catalog) -> dict[str, str]:
     files = {"institution.yaml": dump_yaml(head)}
     # The subject column only when a course gives one (others derive it from the code), and
     # offered_only only when a course runs in specific terms, restricted_to only when a
-    # course is closed to some standings.
+    # course is closed to some standings, free_elective only when some course is not one,
+    # status and last_offered only when some course is not active or has a last run recorded.
     used = {
         "subject": any(c.subject for c in catalog.courses),
         "restricted_to": any(c.restricted_to for c in catalog.courses),
         "offered_only": any(c.offered.only_in for c in catalog.courses),
+        "free_elective": not all(c.free_elective for c in catalog.courses),
+        "status": any(c.status != "active" for c in catalog.courses),
+        "last_offered": any(c.last_offered for c in catalog.courses),
     }
     columns = [k for k in COURSE_COLUMNS if used.get(k, True)]
     course_rows = [_course_row(c, columns, problems) for c in catalog.courses]

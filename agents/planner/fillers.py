@@ -1,0 +1,64 @@
+"""Free electives the planner adds on its own to make up units (fillers), as an advisor
+would choose them (issue #17):
+
+- only courses one fills a schedule with (``fit.may_fill``): no practicum, internship or
+  independent study (``Course.free_elective``), no dormant or retired course, none the
+  student already passed. The pool never offers another as a filler, and the models take
+  one only where a requirement counts it (``counted_only``) - unless the student asks for
+  it, it is required, or another candidate needs it as a prerequisite;
+- full-size courses before small ones: with 1-credit courses, four quarter-credit courses
+  are four registrations for the credit of one. A course smaller than the catalog's typical
+  one (``fit.undersized``) weighs ``UNDERSIZED`` in the free-choice tie-break
+  (``select.elective_misfit``), after the fewest units - so exact unit totals still use
+  them, as few as they can - and the pool ranks full-size fillers first;
+- a course not to add on one's own that a set may count (an internship among economics
+  electives) weighs ``ARRANGED``: a regular course of the set is preferred.
+"""
+
+from __future__ import annotations
+
+from ortools.sat.python import cp_model
+
+from agents.catalog import CourseCond, iter_prereq
+from agents.planner.fit import may_fill, typical_units, undersized
+from agents.planner.prep import Prep
+
+UNDERSIZED = 1  # per course: four quarter-credit courses weigh more than any full-size one
+ARRANGED = 3  # more than any miss of a regular course
+
+
+def filler(prep: Prep, code: str) -> bool:
+    """Whether the planner may add ``code`` on its own as a free elective."""
+    return may_fill(prep.course(code), code in prep.history.passed)
+
+
+def filler_misfit(prep: Prep, code: str) -> int:
+    """The weight of ``code``'s size and kind as an optional course (0: a full-size course
+    one may fill a schedule with)."""
+    small = undersized(prep.course(code), typical_units(prep.catalog))
+    return UNDERSIZED * small + ARRANGED * (not filler(prep, code))
+
+
+def counted_only(
+    m: cp_model.CpModel,
+    prep: Prep,
+    taken: dict[str, cp_model.IntVar],
+    counts: dict[tuple[str, str], list[cp_model.IntVar]],
+) -> None:
+    """Post: a course that is no filler is taken only where a requirement counts it
+    (``counts``: (program, course) -> the literals counting it toward a leaf), unless it is
+    required or forced, or a prerequisite or corequisite of another candidate."""
+    needed = {
+        n.course
+        for c in taken
+        for tree in (prep.course(c).prerequisites, prep.course(c).corequisites)
+        for n in iter_prereq(tree)
+        if isinstance(n, CourseCond)
+    }
+    counted: dict[str, list[cp_model.IntVar]] = {}
+    for (_, c), lits in counts.items():
+        counted.setdefault(c, []).extend(lits)
+    for c, t in sorted(taken.items()):
+        if c in prep.must or c in prep.forced or c in needed or filler(prep, c):
+            continue
+        m.add_bool_or([t.Not(), *counted.get(c, [])])

@@ -1,0 +1,83 @@
+"""Courses a plan takes only when nothing else serves: the objective part that comes right
+after the earliest graduation and before the fewest units.
+
+- a **dormant** course (``Course.status``: not run for several years, possibly
+  discontinued) outside the required courses: another option of the same course set, or
+  another elective, is preferred even at more units;
+- a course taken **on consent although a course route exists** ("X or permission of the
+  instructor"): taking X first is preferred even at X's units, and consent is used only
+  when X does not fit before the course by the earliest graduation. A course whose
+  prerequisites only a signature can meet (independent study) is not counted here: it is
+  weighed against other courses by units, then by the consent tie-break.
+
+``route_exists`` says whether a course's prerequisites can hold without anyone's consent
+(for the pool, which brings in X, and for the objective); ``risky_parts`` gives the parts,
+in priority order, for ``agents.planner.cpsat.weighted``; ``before_units`` puts them
+before a units expression; ``risky_count`` counts them in a finished plan (alternatives are
+compared on it right after graduation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import cast
+
+from ortools.sat.python import cp_model
+
+from agents.catalog import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode, ProgramCond
+from agents.planner.cpsat import weighted
+from agents.planner.prep import Prep
+
+Part = tuple[cp_model.LinearExpr | int, int]
+
+
+def route_exists(prep: Prep, node: PrereqNode | None) -> bool:
+    """Whether ``node`` can hold without anyone's consent: every course it needs is on the
+    record or plannable, every program condition is one of the student's programs (standing
+    and units conditions can be reached with time)."""
+    if node is None:
+        return True
+    if isinstance(node, CourseCond):
+        return prep.hist_ok(node.course, node.min_grade) or prep.plannable(node.course)
+    if isinstance(node, ConsentCond):
+        return False
+    if isinstance(node, AllOf):
+        return all(route_exists(prep, ch) for ch in node.all)
+    if isinstance(node, AnyOf):
+        return any(route_exists(prep, ch) for ch in node.any)
+    if isinstance(node, ProgramCond):
+        return node.program in prep.program_codes
+    return True
+
+
+def risky_parts(
+    prep: Prep, taken: Mapping[str, cp_model.IntVar], consent: Mapping[str, cp_model.IntVar]
+) -> list[Part]:
+    """Dormant optional courses taken, then courses on consent that have a course route
+    (``consent``: the models' per-course "someone signs" literals); empty parts left out."""
+    dormant = [v for c, v in taken.items() if c not in prep.must and _dormant(prep, c)]
+    routine = [v for c, v in consent.items() if route_exists(prep, prep.course(c).prerequisites)]
+    return [(cp_model.LinearExpr.sum(vs), len(vs)) for vs in (dormant, routine) if vs]
+
+
+def risky_count(prep: Prep, planned: Collection[str], on_consent: Collection[str]) -> int:
+    """The risky part of a finished plan: its dormant optional courses plus its courses on
+    consent (``on_consent``, from ``result.consent_needed``) that have a course route."""
+    dormant = sum(1 for c in planned if c not in prep.must and _dormant(prep, c))
+    routine = sum(1 for c in on_consent if route_exists(prep, prep.course(c).prerequisites))
+    return dormant + routine
+
+
+def before_units(
+    prep: Prep,
+    taken: Mapping[str, cp_model.IntVar],
+    consent: Mapping[str, cp_model.IntVar],
+    units: cp_model.LinearExprT,
+    most: int,
+) -> cp_model.LinearExpr | int:
+    """One objective: the risky parts, then ``units`` (at most ``most``)."""
+    return weighted([*risky_parts(prep, taken, consent), (cast(cp_model.LinearExpr, units), most)])
+
+
+def _dormant(prep: Prep, code: str) -> bool:
+    return prep.course(code).status == "dormant"
