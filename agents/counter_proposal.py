@@ -18,6 +18,7 @@ import structlog
 
 from agents.artifacts import CounterProposal, ScheduledCourse, ScheduledTerm
 from agents.catalog import Catalog, StudentRecord, Term
+from agents.plan_memo import PlanMemo
 from agents.planner import PlanConstraints, PlanResult, TimeLimit, plan
 from agents.verifier import verify_plan
 
@@ -57,15 +58,17 @@ def counter_proposal(
     result: PlanResult,
     away: Collection[str],
     limits: list[TimeLimit] | None = None,
+    *,
+    plans: PlanMemo | None = None,
 ) -> CounterProposal | None:
     """The verified plan for ``result.earliest_feasible_term`` (None when the target was
     not the obstacle or no plan exists even then; a re-plan whose time ran out is added
-    to ``limits``)."""
+    to ``limits``). ``plans``: the request's solved plans (default: solve afresh)."""
     earliest, target = result.earliest_feasible_term, pc.target_term
     if result.status != "infeasible" or earliest is None or target is None:
         return None
     relaxed = pc.model_copy(update={"target_term": earliest})
-    alt = plan(catalog, student, programs, relaxed)
+    alt = (plans or PlanMemo()).plan(plan, catalog, student, programs, relaxed)
     if alt.infeasible_kind == "timed_out" and limits is not None:
         limits.append(
             TimeLimit(
@@ -95,15 +98,19 @@ def target_blockers(
     student: StudentRecord,
     programs: Sequence[str],
     pc: PlanConstraints,
+    *,
+    plans: PlanMemo | None = None,
 ) -> list[str]:
     """Each program that cannot finish by the target even alone, with its own earliest
-    term; or, when each fits alone, one line naming the combination."""
+    term; or, when each fits alone, one line naming the combination. ``plans``: the
+    request's solved plans (a single program alone is the request's own plan)."""
     target = pc.target_term
     if target is None or not programs:
         return []
+    memo = plans or PlanMemo()
     out: list[str] = []
     for code in programs:
-        alone = plan(catalog, student, [code], pc)
+        alone = memo.plan(plan, catalog, student, [code], pc)
         if alone.status != "infeasible":
             continue
         if alone.infeasible_kind == "timed_out":

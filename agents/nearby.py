@@ -19,7 +19,8 @@ Without a negotiated constraint set (``advise audit --close``) the plans use
 ``default_constraints``: the catalog's standard load for the student's class standing
 and the ones after it, no target term, no optional terms. The pipeline passes its own.
 
-Cost: one plan per eligible candidate plus the baseline. With ``limit`` a later kind is
+Cost: one plan per eligible candidate plus the baseline (which the pipeline's request has
+usually solved already: ``plans``, ``agents.plan_memo``). With ``limit`` a later kind is
 not planned once enough programs of earlier kinds fit (every program of a later kind ranks
 below them). Within a kind there is no cheap sound bound: the audit's units still needed
 are not a lower bound of the plan's remaining units, since the plan may move a completed
@@ -51,6 +52,7 @@ from agents.catalog import (
     credit_sum,
 )
 from agents.errors import PlanningError
+from agents.plan_memo import PlanMemo
 from agents.planner import PlanConstraints, PlanResult, plan
 from agents.policy import catalog_load_caps, term_kind_caps
 from agents.toolbox import HORIZON_YEARS, Settings
@@ -118,10 +120,12 @@ def close_programs(
     programs: Sequence[str] | None = None,
     limit: int | None = None,
     kinds: Sequence[AddableKind] = DEFAULT_KINDS,
+    plans: PlanMemo | None = None,
 ) -> CloseReport:
     """The programs of ``kinds`` ``student`` could add to ``programs`` (default: the
     declared ones) without delaying graduation, as the module docstring says; ``limit``
-    keeps the best ``limit`` of them."""
+    keeps the best ``limit`` of them. ``plans``: the solved plans of the request asking
+    (the baseline is often one of them; default: solve afresh)."""
     t0 = time.perf_counter()
     unknown = [k for k in kinds if k not in KIND_ORDER]
     if unknown:
@@ -131,7 +135,8 @@ def close_programs(
     order = [k for k in KIND_ORDER if k in kinds]
     base_programs = list(student.programs if programs is None else programs)
     c = constraints or default_constraints(catalog, student)
-    base = plan(catalog, student, base_programs, c)
+    memo = plans or PlanMemo()
+    base = memo.plan(plan, catalog, student, base_programs, c)
     report = CloseReport(
         student_id=student.id,
         programs=base_programs,
@@ -147,7 +152,7 @@ def close_programs(
         elapsed_ms=0.0,
     )
     if base.status != "infeasible":
-        _candidates(catalog, student, base_programs, c, base, order, limit, report)
+        _candidates(catalog, student, base_programs, c, base, order, limit, report, memo)
     report.elapsed_ms = round((time.perf_counter() - t0) * 1000, 3)
     log.info(
         "nearby.done",
@@ -169,6 +174,7 @@ def _candidates(
     order: list[AddableKind],
     limit: int | None,
     report: CloseReport,
+    memo: PlanMemo,
 ) -> None:
     """Plan every eligible candidate, kind by kind, into ``report``."""
     taken = {*base_programs, *student.programs}
@@ -191,7 +197,7 @@ def _candidates(
             if why:
                 report.skipped.append(SkippedProgram(code=program.code, kind=kind, reason=why))
                 continue
-            found = _plan_one(catalog, student, base_programs, c, base, mine)
+            found = _plan_one(catalog, student, base_programs, c, base, mine, memo)
             (fits if found.status == "fits" else delayed).append(found)
     fits.sort(key=lambda p: (KIND_ORDER.index(p.kind), p.extra_units, p.remaining_units, p.code))
     report.close = fits[:limit] if limit is not None else fits
@@ -226,9 +232,10 @@ def _plan_one(
     c: PlanConstraints,
     base: PlanResult,
     mine: ProgramAudit,
+    memo: PlanMemo,
 ) -> CloseProgram:
     """The candidate ``mine`` planned with the baseline programs, compared with ``base``."""
-    result = plan(catalog, student, [*base_programs, mine.code], c)
+    result = memo.plan(plan, catalog, student, [*base_programs, mine.code], c)
     counted = {(cc.course, cc.term): cc.units for n in _nodes(mine) for cc in n.counted}
     status: CloseStatus = "infeasible"
     courses: list[NeededCourse] = []

@@ -180,10 +180,8 @@ def to_plan_constraints(cs: ConstraintSet, intake: IntakeResult, tools: Toolbox)
     section facts, the student's interests and the run's settings."""
     interests: dict[str, float] = {}
     if intake.constraints.interests:
-        ranked = tools.retriever.rank_courses(
-            intake.constraints.interests, [c.code for c in tools.catalog.courses]
-        )
-        interests = {c: round(s, 3) for c, s in ranked.items() if s > 0}
+        # Kept per interest list by the retriever: every stage that plans asks again.
+        interests = dict(tools.retriever.interest_scores(intake.constraints.interests))
     first = intake.profile.next_term
     pinned = {c for c, t in cs.fixed.items() if t == first}
     wanted = pinned | set(cs.include)

@@ -84,7 +84,8 @@ def propose(intake: IntakeResult, tools: Toolbox) -> RequirementsProposal:
     result: PlanResult | None = None
     if cs.max_units_per_term > 0:
         programs = plannable_programs(intake, report)
-        result = plan(catalog, student, programs, to_plan_constraints(cs, intake, tools))
+        pc = to_plan_constraints(cs, intake, tools)
+        result = tools.plans.plan(plan, catalog, student, programs, pc)
     nodes: dict[str, RequirementAudit] = {}
     for p in report.programs:
         nodes.update(_leaves(p.root, p.code))

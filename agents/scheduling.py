@@ -4,7 +4,10 @@ result with the independent verifier. Records what the solver proved and why.
 Round 1 places the plan the requirements stage proposed (``RequirementsProposal.plan``),
 solved under the round-1 constraint set (``agents.planning``); no solve happens here unless
 the next term's sections clash (a re-plan keeps the clashing courses out of that term). A
-later round has the constraint set refinement produced, so it solves that one.
+later round has the constraint set refinement produced, so it solves that one. Every solve
+goes through the request's plan memo (``Toolbox.plans``, ``agents.plan_memo``): a problem
+the request has solved already - the counter-proposal's blocker check of its only program,
+say - is not solved again.
 """
 
 from __future__ import annotations
@@ -83,7 +86,7 @@ def place(
     if proposal.plan is not None and cs == proposal.constraints:
         result = proposal.plan  # the requirements stage solved exactly this
     else:
-        result = plan(tools.catalog, intake.student, programs, pc)
+        result = tools.plans.plan(plan, tools.catalog, intake.student, programs, pc)
     choice = first_term_sections(result, intake, tools)
     moved: list[str] = []
     limits: list[TimeLimit] = []  # the stage's own steps whose time ran out
@@ -107,9 +110,11 @@ def place(
         # Not a bare "no": the plan for the earliest feasible term, and what blocks the target.
         away = set(cs.terms_away) | set(intake.student.terms_away)
         schedule.counter_proposal = counter_proposal(
-            tools.catalog, intake.student, programs, pc, result, away, limits
+            tools.catalog, intake.student, programs, pc, result, away, limits, plans=tools.plans
         )
-        schedule.target_blockers = target_blockers(tools.catalog, intake.student, programs, pc)
+        schedule.target_blockers = target_blockers(
+            tools.catalog, intake.student, programs, pc, plans=tools.plans
+        )
     if result.status != "infeasible":
         if choice is not None:
             schedule.next_term = _next_term(choice)
@@ -206,7 +211,8 @@ def _avoid_clash(
             break
         for code in movable:
             barred[code] = sorted({*barred.get(code, []), term})
-        again = plan(
+        again = tools.plans.plan(
+            plan,
             tools.catalog,
             intake.student,
             programs,

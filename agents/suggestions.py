@@ -35,7 +35,12 @@ def close_report(
         else None
     )
     report = close_programs(
-        tools.catalog, intake.student, pc, programs=list(intake.target_programs), limit=limit
+        tools.catalog,
+        intake.student,
+        pc,
+        programs=list(intake.target_programs),
+        limit=limit,
+        plans=tools.plans,  # the baseline is often the plan scheduling made
     )
     log.info(
         "synthesis.close_programs",

@@ -4,7 +4,8 @@ ledger, retrieval, and settings. Built by the pipeline (or a demo or test), neve
 A process keeps one Toolbox per catalog and hands it to request after request (with that
 request's ledger), so what is derived from the catalog alone - the retrieval index, the
 next term's clashing section pairs - is computed once and kept here, not in module-level
-caches keyed on object ids.
+caches keyed on object ids. What belongs to one request - the plans it has solved - is
+kept for as long as the toolbox holds that request's ledger.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from agents.catalog import Catalog
 from agents.llm import LLMBackend, LLMLedger, OfflineBackend
 
 if TYPE_CHECKING:
+    from agents.plan_memo import PlanMemo
     from agents.retrieval import Retriever
 
 
@@ -62,12 +64,23 @@ class Toolbox:
     """The clock: the day a request without ``as_of`` is judged on (advisor exceptions
     expire against it). Tests pass a fixed day."""
     _pairs: dict[str, list[tuple[str, str]]] = field(default_factory=dict, repr=False)
+    _plans: PlanMemo | None = field(default=None, repr=False)
 
     @cached_property
     def retriever(self) -> Retriever:
         from agents.retrieval import Retriever
 
         return Retriever.for_catalog(self.catalog, index_dir=self.index_dir)
+
+    @property
+    def plans(self) -> PlanMemo:
+        """The planning problems the current request has solved (``agents.plan_memo``): a
+        new memo whenever this toolbox is handed another request's ledger."""
+        if self._plans is None or self._plans.owner is not self.ledger:
+            from agents.plan_memo import PlanMemo
+
+            self._plans = PlanMemo(owner=self.ledger)
+        return self._plans
 
     @property
     def horizon_terms(self) -> int:

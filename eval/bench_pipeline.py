@@ -16,6 +16,15 @@ peak memory, offline.
    own peaks, the whole process tree (the batch, its workers and, with Ray, Ray's own
    processes) is sampled from /proc: peak sum of RSS, and of PSS (shared pages counted
    once, so the truer total).
+4. Peak RSS of a real batch: the ``--requests`` synthetic requests with the real agents
+   through ``advise batch --workers 2`` in a subprocess, the tree sampled every 0.2 s:
+   parent + workers summed at the peak (target <= 300 MB), and with the pool's resource
+   tracker. ``--real-rss-requests 0`` skips it.
+5. Start-up: ``advise run`` of one request in fresh processes (``eval.bench_startup``):
+   time to the first stage and to exit, median of ``--startup-runs`` runs (target
+   <= 0.8 s), and the first run, whose catalog cache is empty. ``--startup-runs 0`` skips
+   it. Every subprocess uses a private catalog cache in the benchmark's temporary
+   directory.
 
 ``--engine ray`` also runs the batches on a local Ray instance (``pipeline.ray_engine``;
 needs the ray extra): the real-agent batch at 1 and 2 workers on actors, and at 2 on
@@ -31,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,7 +48,13 @@ from pathlib import Path
 from typing import Any
 
 from agents.toolbox import Settings
-from eval.proc_memory import TreeSampler
+from eval.bench_startup import (
+    batch_memory,
+    bench_env,
+    print_real_memory,
+    print_startup,
+    startup,
+)
 from pipeline.batch import run_batch
 from pipeline.batch_input import iter_input
 from pipeline.jobs import Engine, RayMode, RunOptions
@@ -116,53 +130,14 @@ def stage_table(report: BatchReport) -> dict[str, dict[str, float]]:
     }
 
 
-def rss_batch(n: int, tmp: Path, engine: Engine = "process") -> dict[str, Any]:
+def rss_batch(
+    n: int, tmp: Path, engine: Engine = "process", env: dict[str, str] | None = None
+) -> dict[str, Any]:
     """A large fake-stage batch through the real CLI in a subprocess."""
     tmp.mkdir(parents=True, exist_ok=True)
     inputs = write_jsonl(tmp / "rss.jsonl", synthetic_requests(n))
-    started = time.perf_counter()
-    cmd = [
-        sys.executable,
-        "-m",
-        "pipeline.cli",
-        "batch",
-        str(inputs),
-        "--workers",
-        "2",
-        "--stages",
-        FAKE_STAGES,
-        "--engine",
-        engine,
-        "--quiet",
-        "--json",
-        "--state-dir",
-        str(tmp / "state"),
-        "--out-dir",
-        str(tmp / "out"),
-        "--log-dir",
-        str(tmp / "logs"),
-    ]
-    with (tmp / "stdout").open("w+") as out, (tmp / "stderr").open("w+") as err:
-        proc = subprocess.Popen(cmd, cwd=REPO, stdout=out, stderr=err, text=True)
-        tree = TreeSampler(proc)
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read(), err.read()
-    wall = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise SystemExit(f"rss batch failed ({proc.returncode}): {stderr[-2000:]}")
-    summary = json.loads(stdout.strip().splitlines()[-1])
-    parent, worker = summary["peak_rss_mb_parent"], summary["peak_rss_mb_worker"]
-    return {
-        "requests": n,
-        "engine": engine,
-        "stages": "fake (tests/fake_stages.py)",
-        "wall_s": round(wall, 1),
-        "peak_rss_mb_parent": parent,
-        "peak_rss_mb_worker": worker,
-        "peak_rss_mb_total": round(parent + 2 * worker, 1),
-        **tree.figures(),
-    }
+    figures = batch_memory(inputs, tmp, env or bench_env(tmp), stages=FAKE_STAGES, engine=engine)
+    return {**figures, "stages": "fake (tests/fake_stages.py)"}
 
 
 def ray_section(args: argparse.Namespace, tmp: Path, inputs: Path) -> dict[str, Any]:
@@ -222,6 +197,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--requests", type=int, default=200, help="real-agent requests")
     parser.add_argument("--rss-requests", type=int, default=10000, help="fake-stage requests")
+    parser.add_argument(
+        "--real-rss-requests",
+        type=int,
+        help="real-agent requests of the real batch's memory (default: --requests; 0: skip)",
+    )
+    parser.add_argument(
+        "--startup-runs", type=int, default=5, help="fresh 'advise run' processes (0: skip)"
+    )
     parser.add_argument("--json", action="store_true", help="end with one JSON line")
     parser.add_argument(
         "--engine",
@@ -256,7 +239,14 @@ def main(argv: list[str] | None = None) -> int:
 
         request_ms = sum(one.durations_ms)
         stage_ms = sum(sum(v) for v in one.stage_ms.values())
-        rss = rss_batch(args.rss_requests, tmp / "rss") if args.rss_requests else {}
+        env = bench_env(tmp)  # its catalog cache is empty: start-up's first run fills it
+        boot = startup(args.startup_runs, tmp / "startup", env) if args.startup_runs else {}
+        rss = rss_batch(args.rss_requests, tmp / "rss", env=env) if args.rss_requests else {}
+        n_real = args.requests if args.real_rss_requests is None else args.real_rss_requests
+        real = {}
+        if n_real:
+            real_inputs = write_jsonl(tmp / "real-rss.jsonl", synthetic_requests(n_real))
+            real = batch_memory(real_inputs, tmp / "real-rss", env, stages="real", every_s=0.2)
         ray_figures = ray_section(args, tmp, inputs) if args.engine == "ray" else None
 
     result = {
@@ -278,6 +268,11 @@ def main(argv: list[str] | None = None) -> int:
         "checkpoint_load_ms": round(load_ms, 2),
         "rss": rss,
         "peak_rss_mb": rss.get("peak_rss_mb_total"),
+        "rss_real": real,
+        "peak_rss_mb_real": real.get("batch_peak_rss_mb"),
+        "startup": boot,
+        "startup_s": boot.get("total_s_median"),
+        "first_stage_s": boot.get("first_stage_s_median"),
     }
     if ray_figures is not None:
         result["ray"] = ray_figures
@@ -317,6 +312,10 @@ def _print(r: dict[str, Any]) -> None:
             f"parent {m['peak_rss_mb_parent']} MB, worker {m['peak_rss_mb_worker']} MB, "
             f"total {m['peak_rss_mb_total']} MB (target <= 500 MB); {_tree_line(m)}"
         )
+    if r["rss_real"]:
+        print_real_memory(r["rss_real"])
+    if r["startup"]:
+        print_startup(r["startup"])
     if "ray" in r:
         _print_ray(r["ray"], r)
 

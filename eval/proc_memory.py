@@ -4,6 +4,9 @@ driver that started the local instance; workers are the raylet's children).
 
 RSS counts a page shared by several processes in each of them; PSS divides it among
 them, so the sum of PSS is the tree's true footprint and the sum of RSS an upper bound.
+The process pool's ``multiprocessing`` resource tracker (a bare interpreter the pool
+starts beside its workers) is counted in the tree and reported apart, so the batch
+itself - parent and workers - can be read without it.
 """
 
 from __future__ import annotations
@@ -49,17 +52,28 @@ def _memory_kb(pid: int) -> tuple[int, int]:
     return rss, pss
 
 
+def _is_helper(pid: int) -> bool:
+    """Whether ``pid`` is multiprocessing's resource tracker (not a batch process)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"resource_tracker" in f.read()
+    except OSError:
+        return False
+
+
 class TreeSampler:
     """Samples the memory of a process tree every ``every_s`` seconds until it exits."""
 
     def __init__(self, proc: subprocess.Popen[str], every_s: float = 1.0) -> None:
         self.samples: list[tuple[float, int, int, int]] = []  # (t, processes, rss kB, pss kB)
+        self.batch_rss_kb: list[int] = []  # per sample: RSS of the tree without helpers
         started = time.perf_counter()
         while proc.poll() is None:
             pids = _tree(proc.pid)
-            sizes = [_memory_kb(pid) for pid in pids]
-            rss, pss = sum(r for r, _ in sizes), sum(p for _, p in sizes)
+            sizes = [(_memory_kb(pid), _is_helper(pid)) for pid in pids]
+            rss, pss = sum(r for (r, _), _ in sizes), sum(p for (_, p), _ in sizes)
             self.samples.append((time.perf_counter() - started, len(pids), rss, pss))
+            self.batch_rss_kb.append(sum(r for (r, _), helper in sizes if not helper))
             time.sleep(every_s)
 
     def figures(self) -> dict[str, Any]:
@@ -72,6 +86,8 @@ class TreeSampler:
             "tree_processes": max(s[1] for s in self.samples),
             "tree_peak_rss_mb": round(max(s[2] for s in self.samples) / 1024, 1),
             "tree_peak_pss_mb": round(max(s[3] for s in self.samples) / 1024, 1),
+            # the batch's own processes (parent and workers), summed per sample
+            "batch_peak_rss_mb": round(max(self.batch_rss_kb) / 1024, 1),
             # flat memory: the second half of the batch peaks no higher than the first
             "tree_pss_mb_first_half": round(max(first) / 1024, 1),
             "tree_pss_mb_second_half": round(max(second) / 1024, 1),

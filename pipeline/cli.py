@@ -11,8 +11,10 @@ with exit code 2; nothing is half-written on failure.
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from agents.errors import (
     AdvisingError,
@@ -21,9 +23,6 @@ from agents.errors import (
     RunInterrupted,
     StaleResultError,
 )
-from pipeline.cli_approvals import add_approve, add_deny
-from pipeline.cli_audit import add_audit
-from pipeline.cli_catalog import add_catalog
 from pipeline.cli_common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -33,26 +32,53 @@ from pipeline.cli_common import (
     Handler,
     package_version,
 )
-from pipeline.cli_export import add_export
-from pipeline.cli_run import add_batch, add_resume, add_run
-from pipeline.cli_status import add_diagram, add_show, add_status
-from pipeline.cli_student import add_student
 
-# Subcommand registrars, in the order --help lists them.
-REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: ignore[type-arg]
-    add_run,
-    add_batch,
-    add_resume,
-    add_approve,
-    add_deny,
-    add_status,
-    add_show,
-    add_export,
-    add_diagram,
-    add_catalog,
-    add_audit,
-    add_student,
-]
+Registrar = Callable[[argparse._SubParsersAction], None]  # type: ignore[type-arg]
+
+
+def registrars() -> list[Registrar]:
+    """Subcommand registrars, in the order --help lists them. Imported here, not with
+    this module: a batch's worker processes import this module (it is the program's main
+    module) but never parse a command line."""
+    from pipeline.cli_approvals import add_approve, add_deny
+    from pipeline.cli_audit import add_audit
+    from pipeline.cli_catalog import add_catalog
+    from pipeline.cli_export import add_export
+    from pipeline.cli_run import add_batch, add_resume, add_run
+    from pipeline.cli_status import add_diagram, add_show, add_status
+    from pipeline.cli_student import add_student
+
+    return [
+        add_run,
+        add_batch,
+        add_resume,
+        add_approve,
+        add_deny,
+        add_status,
+        add_show,
+        add_export,
+        add_diagram,
+        add_catalog,
+        add_audit,
+        add_student,
+    ]
+
+
+# Commands whose start-up (imports, the catalog, the agents) runs without the cyclic
+# garbage collector; each resumes it before requests run (``pipeline.startup``).
+_PAUSED_START = frozenset({"run", "batch", "resume"})
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for (reading the
+    package metadata costs every command ~10 ms)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        print(f"advise {package_version()}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,18 +89,21 @@ def build_parser() -> argparse.ArgumentParser:
         "plan requests.\n\nexamples:\n  advise catalog validate\n"
         "  advise audit demos/students/senior-on-track.json",
     )
-    parser.add_argument("--version", action="version", version=f"advise {package_version()}")
+    parser.add_argument("--version", action=_Version, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for register in REGISTRARS:
+    for register in registrars():
         register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     from pipeline.logs import configure_logging
+    from pipeline.startup import pause_gc, resume_gc
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    if argv is None and args.command in _PAUSED_START:
+        pause_gc()  # the program itself (callers passing argv keep their collector)
     configure_logging("warning")
     handler: Handler = args.handler
     try:
@@ -92,6 +121,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # pragma: no cover - e.g. piping into head
         sys.stderr.close()
         return EXIT_OK
+    finally:
+        resume_gc()
+        if argv is None:  # the process exits next: its last collection skips all we made
+            gc.freeze()
 
 
 if __name__ == "__main__":  # pragma: no cover

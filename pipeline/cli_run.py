@@ -18,7 +18,6 @@ from pipeline.cli_common import (
     EXIT_USAGE,
     Formatter,
     alternatives_option,
-    console,
     positive,
     seconds,
 )
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
     from agents.artifacts import PlanRequest
     from pipeline.jobs import RunOptions
     from pipeline.progress import ProgressMode
-    from pipeline.results import BatchReport
 
 
 _ENGINE_HELP = """\
@@ -219,11 +217,13 @@ def _single(args: argparse.Namespace, opts: RunOptions, request: PlanRequest) ->
     from pipeline.context import State
     from pipeline.machine import load_stages
     from pipeline.runner import GracefulStop, ToolboxFactory, run_request
+    from pipeline.startup import resume_gc
     from pipeline.store import CheckpointStore
 
     opts = _start_logs(opts, args.log_dir, "run", request.request_id)
     factory = ToolboxFactory(catalog_path=opts.catalog, backend=opts.backend, model=opts.model)
     stages = load_stages(opts.stages)
+    resume_gc()  # start-up is over: what it loaded is frozen, the stages get a collector
     with GracefulStop().installed(restore=False) as stop:
         ctx = run_request(
             request,
@@ -287,12 +287,15 @@ def _prepare(opts: RunOptions) -> RunOptions:
     the fingerprints every request of the batch is checked against (stale or not)."""
     from dataclasses import replace
 
-    from pipeline.machine import load_stages
+    from pipeline.machine import stage_set_name
     from pipeline.runner import ToolboxFactory
     from pipeline.stale import Fingerprints
 
+    # The catalog comes from its cache when unchanged; the agents (and OR-Tools) are only
+    # checked to exist: the workers load them, the parent never runs a stage itself
+    # unless it is the only worker.
     factory = ToolboxFactory(catalog_path=opts.catalog, backend=opts.backend, model=opts.model)
-    config = factory.run_config(opts.settings, load_stages(opts.stages).name)
+    config = factory.run_config(opts.settings, stage_set_name(opts.stages))
     current = Fingerprints(factory.catalog_fingerprint, config.fingerprint())
     return replace(opts, current=current, calendar=factory.catalog.calendar)
 
@@ -311,7 +314,9 @@ def _templates(args: argparse.Namespace) -> Path | None:
 def _batch(args: argparse.Namespace, opts: RunOptions, items: Any, total: int | None) -> int:
     from pipeline.batch import run_batch
     from pipeline.runner import GracefulStop
+    from pipeline.startup import resume_gc
 
+    resume_gc()  # start-up is over (see _single)
     mode: ProgressMode = "off" if args.quiet else "bar" if sys.stderr.isatty() else "lines"
     from agents.reports import use_templates
 
@@ -320,7 +325,9 @@ def _batch(args: argparse.Namespace, opts: RunOptions, items: Any, total: int | 
     if args.json:
         print(json.dumps(report.as_json(), sort_keys=True))
     else:
-        _print_report(report, opts)
+        from pipeline.cli_report import print_report
+
+        print_report(report, opts)
     return int(report.exit_code)
 
 
@@ -366,34 +373,3 @@ def _cmd_resume(args: argparse.Namespace) -> int:
     if ctx is None:
         raise CheckpointMissingError(args.id, opts.state_dir)
     return _single(args, opts, ctx.request)
-
-
-def _print_report(report: BatchReport, opts: RunOptions) -> None:
-    from rich.table import Table
-
-    from pipeline.results import percentile
-
-    out = console()
-    table = Table(title=f"batch: {report.requests} request(s), {report.wall_s:.1f}s")
-    table.add_column("")
-    table.add_column("count", justify="right")
-    for status, n in sorted(report.status.items()):
-        table.add_row(f"status {status}", str(n))
-    for outcome, n in sorted(report.outcomes.items()):
-        table.add_row(f"outcome {outcome}", str(n))
-    table.add_row("LLM calls", str(report.llm_calls))
-    table.add_row("LLM tokens", str(report.tokens))
-    table.add_row("ms per request p50", f"{percentile(report.durations_ms, 50):.1f}")
-    table.add_row("ms per request p95", f"{percentile(report.durations_ms, 95):.1f}")
-    out.print(table)
-    if report.count("rerun_stale") and opts.current is not None:
-        out.print(f"rerun_stale: finished under another catalog or configuration than the "
-                  f"current {opts.current.short()}; rerun, previous outputs kept as .prev",
-                  markup=False, highlight=False)  # fmt: skip
-    listed = [("failed", report.failures), ("invalid", report.invalid), ("stale", report.stale),
-              ("awaiting approval", report.awaiting)]  # fmt: skip
-    for title, lines in listed:
-        for line in lines:
-            out.print(f"{title}: {line}", markup=False, highlight=False)
-    out.print(f"summary: {opts.out_dir / 'batch-summary.jsonl'} (this run: "
-              f"{report.run_summary})", highlight=False)  # fmt: skip

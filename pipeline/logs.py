@@ -5,6 +5,9 @@ Events go through the standard library's logging so that one event can reach two
 with different levels and renderers (console: warnings by default, ``-v`` for info; file:
 info and above, one JSON object per line), and so that third-party log records (the
 Gemini SDK's HTTP client) are redacted and written the same way.
+
+The console renders exceptions as plain text (as the file does): structlog's Rich
+tracebacks would load Rich into every process at start-up (see ``pipeline.startup``).
 """
 
 from __future__ import annotations
@@ -97,7 +100,10 @@ def configure_logging(
     console.setLevel(_LEVELS[console_level])
     console.setFormatter(
         structlog.stdlib.ProcessorFormatter(
-            processor=structlog.dev.ConsoleRenderer(colors=False), foreign_pre_chain=shared
+            processor=structlog.dev.ConsoleRenderer(
+                colors=False, exception_formatter=structlog.dev.plain_traceback
+            ),
+            foreign_pre_chain=shared,
         )
     )
     handlers: list[logging.Handler] = [console]

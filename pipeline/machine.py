@@ -21,6 +21,7 @@ loop ends with ``conclude`` recording the terminal status and the last round.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -261,6 +262,20 @@ def load_stages(spec: str = "real") -> StageSet:
     if not isinstance(value, StageSet):
         raise MachineDefinitionError(spec, "does not name a StageSet")
     return value
+
+
+def stage_set_name(spec: str = "real") -> str:
+    """The name of the stage set ``spec`` names, checked as ``load_stages`` would but
+    without importing the real agents (and OR-Tools with them): the batch parent fails
+    fast on a missing agent module and leaves loading the agents to its workers."""
+    if spec != "real":
+        return load_stages(spec).name
+    for row in STAGE_TABLE:
+        if importlib.util.find_spec(row.module) is None:
+            raise MachineDefinitionError(
+                row.state.value, f"has no agent: module {row.module!r} is missing"
+            )
+    return "real"
 
 
 def run_stage(stages: StageSet, ctx: WorkflowContext, tools: Toolbox) -> None:

@@ -47,14 +47,15 @@ def current_fingerprints(
     settings: Settings,
     stages: str,
 ) -> Fingerprints:
-    """What a run with these options would record, without loading the catalog."""
+    """What a run with these options would record, without loading the catalog or the
+    agents."""
     from agents.catalog import catalog_fingerprint
     from agents.llm import make_backend
-    from pipeline.machine import load_stages
+    from pipeline.machine import stage_set_name
 
     llm = make_backend(backend, model=model)
     config = RunConfig.of(
-        settings, backend=llm.name, model=llm.model, stages=load_stages(stages).name
+        settings, backend=llm.name, model=llm.model, stages=stage_set_name(stages)
     )
     return Fingerprints(catalog_fingerprint(catalog), config.fingerprint())
 

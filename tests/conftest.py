@@ -3,7 +3,11 @@ test that reconfigures logging (the CLI, the eval runner) cannot hide events fro
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +20,12 @@ from tests.fake_stages import Harness
 from tests.gemini_helpers import KEY, POLICY, FakeClock
 
 configure_logging("warning", stream=sys.stderr)
+
+# Checked catalogs are cached for this session, not in the user's cache directory
+# (agents.catalog.cache); the CLI subprocesses tests start inherit the setting.
+_CATALOG_CACHE = tempfile.mkdtemp(prefix="advise-test-cache-")
+os.environ.setdefault("ADVISE_CATALOG_CACHE_DIR", _CATALOG_CACHE)
+atexit.register(shutil.rmtree, _CATALOG_CACHE, True)
 
 
 @pytest.fixture(autouse=True)

@@ -17,8 +17,8 @@ plan offer), ``program`` (a program's flattened tree and allocation state), ``fo
 and subject minimums of course sets), ``alloc`` (the rules and the allocator), ``selections``
 and ``search`` (the exact search), ``partial`` (partial credit), ``stages`` (the stage and
 target order), ``report`` (the result models), ``explain``, ``leaves`` and
-``build`` (result models from an allocation), ``core`` (this file: schema, entry points),
-``render`` (plain text).
+``build`` (result models from an allocation), ``memo`` (answers kept for a repeated
+question), ``core`` (this file: schema, entry points), ``render`` (plain text).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import structlog
 
 from agents.audit.build import Builder
 from agents.audit.exceptions import account
+from agents.audit.memo import audit_key, recall, remember
 from agents.audit.pool import build_pool
 from agents.audit.report import AuditReport, RequirementAudit
 from agents.audit.stages import allocate
@@ -62,7 +63,6 @@ __all__ = [
 ]
 
 SCHEMA_FILE = "audit.schema.json"
-AUDIT_MEMO_SIZE = 64  # audits of one catalog kept for a repeated question (see audit())
 
 
 def audit_schema() -> dict[str, Any]:
@@ -143,31 +143,24 @@ def audit(
     which apply to every student), counting ``planned`` courses (course -> term) and the
     record's ``registered`` ones as future enrollments.
 
-    The same question asked twice of one catalog gets the same (frozen) report without a
-    second search: a request's planner, critique and verifier all audit its final plan.
-    The last ``AUDIT_MEMO_SIZE`` answers are kept with the catalog (``Catalog.derived``).
+    The same question asked twice gets the same (frozen) report without a second search,
+    whether it is asked of the base catalog or of the student's effective one: a request's
+    planner, critique and verifier all audit its final plan (``agents.audit.memo``).
 
     Raises ``UnknownProgramError`` for a program code the catalog does not have and
     ``TermError`` for a planned term that cannot be read.
     """
     if student.registered:  # registered courses are look-ahead: counted as planned
         planned = {**{r.course: r.term for r in student.registered}, **(planned or {})}
-    key = (
-        student.model_dump_json(),
-        None if programs is None else tuple(programs),
-        tuple(add_programs),
-        tuple(sorted((planned or {}).items())),
-    )
-    memo: dict[Any, AuditReport] = catalog.derived.setdefault("audit.reports", {})
-    report = memo.get(key)
+    # Asked of the base catalog or of the student's effective one: the same answer.
+    effective = effective_catalog(catalog, student)
+    key = audit_key(effective, student, programs, add_programs, planned or {})
+    report = recall(effective, key)
     if report is None:
-        effective = effective_catalog(catalog, student)
         report = _audit(effective, student, programs, add_programs=add_programs, planned=planned)
         if student.exceptions:
             report = account(effective, student, report, overrides_of(catalog, student))
-        if len(memo) >= AUDIT_MEMO_SIZE:
-            memo.pop(next(iter(memo)))
-        memo[key] = report
+        remember(effective, key, report)
     return report
 
 

@@ -4,6 +4,10 @@ Every problem names the file, the JSON path, the offending value and what was ex
 a registrar converting a real catalog can fix it without reading code. Problems are
 collected, not raised one at a time. The readable schema problems come from
 ``agents.catalog.validation``, the cross-reference checks from ``agents.catalog.crossref``.
+
+A catalog that passed every check once is kept by its fingerprint in
+``agents.catalog.cache`` (a later process loads it without validating it again), and in
+this process by path, modification time and size.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from pathlib import Path
 
 import structlog
 
-from agents.catalog.authoring import build_catalog
+from agents.catalog.cache import cached_catalog
 from agents.catalog.model import Catalog
 from agents.catalog.parse import (
     SCHEMA_FILE,
@@ -63,13 +67,24 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
 
 
 @lru_cache(maxsize=8)
-def _build_cached(path: str, _fingerprint: str) -> Catalog:
-    return build_catalog(path)[0]
+def _build_cached(path: str, fingerprint: str) -> Catalog:
+    def build() -> Catalog:
+        # The authoring layout (YAML, CSV, Markdown readers) loads only on a cache miss.
+        from agents.catalog.authoring import build_catalog
+
+        return build_catalog(path)[0]
+
+    return cached_catalog(fingerprint, build, source=path)
 
 
 @lru_cache(maxsize=8)
 def _load_cached(path: str, _mtime: int, _size: int) -> Catalog:
-    return parse_catalog_text(Path(path).read_text(encoding="utf-8"), source=path)
+    data = Path(path).read_bytes()
+    return cached_catalog(
+        hashlib.sha256(data).hexdigest(),
+        lambda: parse_catalog_text(data.decode("utf-8"), source=path),
+        source=path,
+    )
 
 
 def catalog_fingerprint(path: str | Path | None = None) -> str:
@@ -77,12 +92,18 @@ def catalog_fingerprint(path: str | Path | None = None) -> str:
     path and bytes); a changed catalog gives a new fingerprint."""
     p = Path(path) if path is not None else default_catalog_path()
     if not p.is_dir():
-        return hashlib.sha256(p.read_bytes()).hexdigest()
+        stat = p.stat()
+        return _file_fingerprint(str(p.resolve()), stat.st_mtime_ns, stat.st_size)
     h = hashlib.sha256()
     for f in sorted(x for x in p.rglob("*") if x.is_file() and _layout_file(x, p)):
         h.update(f.relative_to(p).as_posix().encode("utf-8") + b"\0")
         h.update(hashlib.sha256(f.read_bytes()).digest())
     return h.hexdigest()
+
+
+@lru_cache(maxsize=8)
+def _file_fingerprint(path: str, _mtime: int, _size: int) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 _LAYOUT_FILES = {"institution.yaml", "courses.csv", "sections.csv", "policies.yaml"}

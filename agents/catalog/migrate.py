@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import yaml
-
 from agents.catalog.terms import SEMESTER_CALENDAR
 
 CURRENT_VERSION = 2
@@ -54,6 +52,8 @@ def migrate_raw(raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
 
 def calendar_yaml(calendar: dict[str, Any]) -> str:
     """A calendar as institution.yaml writes it: one line per kind of term."""
+    import yaml  # only for migrating a catalog directory: not on every catalog load
+
     lines = ["calendar:"]
     for key in ("system", "academic_year_starts"):
         lines.append(f"  {key}: {yaml.safe_dump(calendar[key]).splitlines()[0]}")

@@ -358,6 +358,12 @@ def effective_catalog(catalog: Catalog, student: StudentRecord) -> Catalog:
     return _resolved(catalog, student)[0]
 
 
+def base_catalog(catalog: Catalog) -> Catalog:
+    """The catalog an effective catalog was made from (``catalog`` itself when it is one)."""
+    base: Catalog = catalog.derived.get("overrides.base", catalog)
+    return base
+
+
 def overrides_of(catalog: Catalog, student: StudentRecord) -> Overrides:
     """The resolution ``effective_catalog`` used for ``student`` (empty without exceptions)."""
     return _resolved(catalog, student)[1]

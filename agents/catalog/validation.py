@@ -14,16 +14,17 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-from jsonschema.exceptions import ValidationError as SchemaError
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from agents.catalog.prereq import COURSE_CODE_PATTERN, suggest_course_code
 from agents.catalog.terms import TERM_CODE_PATTERN, active_calendar
 from agents.errors import TermError
+
+if TYPE_CHECKING:  # jsonschema loads when something is validated, not with the catalog
+    from jsonschema.exceptions import ValidationError as SchemaError
 
 
 def read_json(path: str | Path, error: Callable[[str, list[str]], Exception], what: str) -> Any:
@@ -119,6 +120,9 @@ def _missing_name(err: SchemaError) -> str:
 
 def _discriminated(err: SchemaError) -> SchemaError | None:
     """For a tagged union, the error that matters: a bad tag, or the tagged branch's error."""
+    from jsonschema.exceptions import ValidationError as SchemaError
+    from jsonschema.exceptions import best_match
+
     disc = err.schema.get("discriminator") if isinstance(err.schema, dict) else None
     if not disc or not isinstance(err.instance, dict):
         return None
@@ -136,7 +140,7 @@ def _discriminated(err: SchemaError) -> SchemaError | None:
     refs = [alt.get("$ref") for alt in err.schema.get("oneOf", err.schema.get("anyOf", []))]
     index = refs.index(mapping[tag]) if mapping[tag] in refs else -1
     branch = [e for e in err.context if e.schema_path and e.schema_path[0] == index]
-    return jsonschema.exceptions.best_match(branch) if branch else None
+    return best_match(branch) if branch else None
 
 
 def _leaf(err: SchemaError) -> SchemaError:
@@ -155,6 +159,8 @@ def _leaf(err: SchemaError) -> SchemaError:
 
 def _deepest(err: SchemaError) -> SchemaError | None:
     """Among a plain union's branches, the error from the branch that got furthest."""
+    from jsonschema.exceptions import best_match
+
     level = len(err.absolute_path)
     shape_errors = [
         e for e in err.context if not (e.validator == "type" and len(e.absolute_path) == level)
@@ -162,9 +168,7 @@ def _deepest(err: SchemaError) -> SchemaError | None:
     if not shape_errors:
         return None  # only type mismatches: described by the union itself
     depth = max(len(e.absolute_path) for e in shape_errors)
-    return jsonschema.exceptions.best_match(
-        [e for e in shape_errors if len(e.absolute_path) == depth]
-    )
+    return best_match([e for e in shape_errors if len(e.absolute_path) == depth])
 
 
 def _error_path(err: SchemaError) -> list[Any]:
@@ -176,6 +180,8 @@ def _error_path(err: SchemaError) -> list[Any]:
 
 def schema_problems(raw: Any, schema: dict[str, Any]) -> list[str]:
     """One readable line per way ``raw`` breaks ``schema``, in JSON-path order."""
+    import jsonschema
+
     validator = jsonschema.Draft202012Validator(schema)
     problems = []
     for err in sorted(validator.iter_errors(raw), key=lambda e: [str(p) for p in e.absolute_path]):

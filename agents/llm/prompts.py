@@ -9,9 +9,9 @@ policy stage judges like any other request. The model is never asked to decide a
 from __future__ import annotations
 
 import json
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
-import jsonschema
 from pydantic import ValidationError
 
 from agents.catalog import Catalog
@@ -140,7 +140,13 @@ def response_schema() -> dict[str, Any]:
     return clean(IntakeExtraction.model_json_schema())
 
 
-_VALIDATOR = jsonschema.Draft202012Validator(IntakeExtraction.model_json_schema())
+@cache
+def _validator() -> Any:
+    """The reply schema's validator, built on first use (only the Gemini backend reads
+    replies: jsonschema stays out of the processes that never do)."""
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(IntakeExtraction.model_json_schema())
 
 
 def parse_intake_reply(reply: str) -> tuple[IntakeExtraction | None, str | None]:
@@ -151,7 +157,9 @@ def parse_intake_reply(reply: str) -> tuple[IntakeExtraction | None, str | None]
         return None, (
             f"the reply is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
         )
-    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(data))
+    from jsonschema.exceptions import best_match
+
+    error = best_match(_validator().iter_errors(data))
     if error is not None:
         return None, f"the reply breaks the schema at {error.json_path}: {error.message[:200]}"
     try:

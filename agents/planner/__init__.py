@@ -2,9 +2,10 @@
 (``alternatives``) and next-term section selection (``select_sections``). The independent
 checker lives in ``agents.verifier``.
 
-The models (``ConstraintSet``, ``PlanConstraints``, ``PlanResult``, ``PlannedTerm``) load
-with the package; the solver-backed names load OR-Tools on first use, so code that only
-reads or writes artifacts (the batch driver, ``advise status``) never pays for it.
+The models (``ConstraintSet``, ``PlanConstraints``, ``PlanResult`` with its
+``CatalogBound``, ``PlannedTerm``) load with the package; the solver-backed names load
+OR-Tools on first use, so code that only reads or writes artifacts (the batch driver,
+``advise status``) never pays for it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from agents.planner.schema import (
+    CatalogBound,
     ConstraintSet,
     PlanConstraints,
     PlannedTerm,
@@ -60,6 +62,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "CatalogBound",
     "ConstraintSet",
     "PlanAlternative",
     "PlanConstraints",

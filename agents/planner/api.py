@@ -10,8 +10,12 @@ consent that a prerequisite course could open instead (``agents.planner.risky``)
 units (so fewest extra units), fewest courses taken on someone's consent, most even load,
 then earliest placement as the explicit tie-break; fewer consent courses,
 then interests, then early and low-level courses break ties between course sets of equal
-units. ``status`` is "optimal" when graduation and units are proved optimal (balance is
-best effort within a deterministic budget).
+units. ``status`` is "optimal" when graduation, then the dormant and routine-consent
+courses, then units are proved optimal over the whole catalog, not only over the candidate
+pool the models were given (``agents.planner.proof``: a pruned pool is checked against the
+whole catalog's bounds and widened when they disagree; ``PlanResult.catalog_bound`` says
+what is known, a note the gap when it remains); later preferences are best effort within
+deterministic budgets.
 
 Standard loads below the caps (``ConstraintSet.standard``: the caps allow an overload) come
 first: the plan is solved within the standard loads, and only when none meets the target
@@ -37,6 +41,8 @@ Module map (each imports only modules listed after it):
 - ``kbest``: ``alternatives``, distinct plans beside a chosen one (k-best), kept
   apart by the no-good cuts of ``cuts``;
 - ``api``: ``plan``, the planning call;
+- ``proof``: what a plan from a pruned pool may be called, over the whole catalog;
+  ``bound``: the whole catalog's lower bounds (a relaxation of the model);
 - ``reasons``: readable reasons for an infeasible request, ``diagnose`` by relaxation;
 - ``repair``: agreement with the degree audit;
 - ``result``: the ``PlanResult`` of a solved plan;
@@ -44,7 +50,8 @@ Module map (each imports only modules listed after it):
 - ``solve``: the staged solve; ``goals``: the objectives of its last stages; ``search``:
   decision strategy and solver runs;
 - ``model``: the time-indexed CP-SAT model; ``select``: course-set model, requirement
-  encoding; ``cuts``: no-good cuts of earlier plans; ``cpsat``: deterministic solver,
+  encoding; ``twins``: interchangeable courses in it; ``floor``: the units floor;
+  ``cuts``: no-good cuts of earlier plans; ``cpsat``: deterministic solver,
   objective helpers and units as whole steps of the catalog's credit system;
 - ``pool``: the candidate courses; ``fillers``: which courses may be free electives, and
   their weight by size and kind; ``prep``: ``Prep`` and earliest terms;
@@ -65,7 +72,9 @@ import structlog
 
 from agents.catalog import Catalog, StudentRecord, Term
 from agents.catalog.overrides import effective_catalog
+from agents.planner.bound import relax
 from agents.planner.prep import Prep
+from agents.planner.proof import RELAX_DTIME, prove
 from agents.planner.reasons import analysis_reasons, diagnose, input_reasons
 from agents.planner.repair import agree_with_audit
 from agents.planner.result import build_result
@@ -97,8 +106,16 @@ def plan(
         reasons = [f"the target {end.code} is before the first plannable term {setup.first.code}"]
     if sol.status in ("optimal", "feasible") and prep is not None:
         sol, audit_notes = agree_with_audit(setup, prep, sol, deadline)
-        result = build_result(setup, prep, sol)
-        result.notes.extend(audit_notes)
+        proved = prove(setup, prep, sol, audit_notes, deadline)
+        result = build_result(setup, proved.prep, proved.sol)
+        result.notes.extend(proved.audit_notes)
+        if proved.bound is not None:
+            # A pruned pool: "optimal" only when the whole catalog's bounds are met.
+            result.pool_size = len(proved.prep.pool)
+            result.catalog_bound = proved.bound
+            result.status = "optimal" if proved.bound.proven else "feasible"
+        if proved.note:
+            result.notes.append(proved.note)
         result.solve_ms = round((time.perf_counter() - t0) * 1000, 3)
         log.info(
             "planner.done",
@@ -224,10 +241,27 @@ def _solve(
         sol = setup.solve(prep, deadline - time.perf_counter(), False)
         if sol.status == "infeasible" and not prep.full:
             # The pruned candidate pool may have lost the only way; prove it on all courses.
-            prep = setup.prep(end, full=True, standard=standard)
-            sol = setup.solve(prep, deadline - time.perf_counter(), False)
-            sol.retried = True
+            prep, sol = on_every_course(setup, end, deadline, standard=standard)
     return prep, reasons, sol
+
+
+def on_every_course(
+    setup: PlanSetup, end: Term, deadline: float, *, standard: bool = False, first: bool = False
+) -> tuple[Prep, Solution]:
+    """The pruned pool has no plan through ``end``: solve again on every usable course -
+    unless the whole catalog's relaxation has none either (``agents.planner.bound``), a
+    proof at once (a large catalog's full model may not answer in time)."""
+    prep = setup.prep(end, full=True, standard=standard)
+    seconds = max(0.05, deadline - time.perf_counter())
+    cap = setup.c.max_courses_per_term
+    relaxed = relax(prep, seconds, RELAX_DTIME, terms=len(prep.terms), max_courses=cap)
+    if relaxed.status == "infeasible":
+        sol = Solution("infeasible", stages=["every course: the relaxation has no plan"])
+    else:
+        left = deadline - time.perf_counter()
+        sol = setup.solve(prep, max(0.5, left) if first else left, first)
+    sol.retried = True
+    return prep, sol
 
 
 def _earliest(setup: PlanSetup, deadline: float, limits: list[TimeLimit]) -> str | None:
@@ -242,9 +276,8 @@ def _earliest(setup: PlanSetup, deadline: float, limits: list[TimeLimit]) -> str
     seconds = max(0.5, deadline - time.perf_counter())
     alt = setup.solve(wide, seconds, True)
     if alt.status == "infeasible" and not wide.full:
-        wide = setup.prep(setup.latest, full=True)
         seconds = max(0.5, deadline - time.perf_counter())
-        alt = setup.solve(wide, seconds, True)
+        wide, alt = on_every_course(setup, setup.latest, deadline, first=True)
     if alt.status == "unknown":
         limits.append(
             TimeLimit(

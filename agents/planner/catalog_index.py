@@ -1,6 +1,7 @@
 """Facts about a catalog that every plan reuses, computed once per catalog and kept with it
 (``Catalog.derived``): anti-requisites in both directions, the minimum grades prerequisites
-ask of each course, and the courses matching each course-set requirement."""
+ask of each course, the courses matching each course-set requirement, and which terms each
+course runs in."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ class CatalogIndex:
     antireqs: dict[str, set[str]]  # both directions
     prereq_grades: dict[str, list[str]]  # course -> minimum grades prerequisites ask of it
     matching: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # leaf -> courses
+    # (course, term code) -> whether it runs then (``agents.catalog.offered_in``)
+    offered: dict[tuple[str, str], bool] = field(default_factory=dict)
 
 
 def catalog_index(catalog: Catalog) -> CatalogIndex:

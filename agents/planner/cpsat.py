@@ -4,7 +4,7 @@ one objective from parts in priority order, and credits as whole numbers (``Step
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ortools.sat.python import cp_model
@@ -24,9 +24,15 @@ class Model(cp_model.CpModel):
         return None
 
 
-def make_solver(seconds: float, dtime: float | None = None) -> cp_model.CpSolver:
-    """One worker and a fixed seed: the same model always gives the same answer."""
+def make_solver(
+    seconds: float, dtime: float | None = None, *, symmetry: bool = True
+) -> cp_model.CpSolver:
+    """One worker and a fixed seed: the same model always gives the same answer. Without
+    ``symmetry`` CP-SAT does not look for symmetries (a model that orders its
+    interchangeable variables itself, ``agents.planner.twins``, only pays for the search)."""
     solver = cp_model.CpSolver()
+    if not symmetry:
+        solver.parameters.symmetry_level = 0
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = SEED
     solver.parameters.max_time_in_seconds = max(0.01, seconds)
@@ -56,10 +62,16 @@ class Steps:
     counts, hence the same models and the same plans: nothing assumes a unit size."""
 
     step: int  # hundredths of a credit per step
+    # Unit values seen so far -> steps: a catalog has few unit sizes, and every model
+    # counts every candidate's units (a catalog ten times larger, ten times as often).
+    _counts: dict[float, int] = field(default_factory=dict, compare=False, repr=False)
 
     def count(self, value: float) -> int:
         """A course's units (a whole number of steps)."""
-        return round(self._steps(value))
+        hit = self._counts.get(value)
+        if hit is None:
+            hit = self._counts[value] = round(self._steps(value))
+        return hit
 
     def floor(self, value: float) -> int:
         """Most steps within ``value`` (a cap: a load of whole courses fits under the cap

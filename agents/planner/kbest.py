@@ -26,6 +26,8 @@ consent a prerequisite could replace (``agents.planner.risky``), units and conse
 courses: "equally good" when all are the same, "next best: ..." naming what is
 worse; "better: ..." is possible only when the chosen plan was not proved optimal or was
 held to more than the constraints (e.g. a section clash kept courses out of a term).
+An alternative from a pruned candidate pool has status "feasible" (and its ``pool_size``):
+it is the best of the pool's other plans, which says nothing about the whole catalog's.
 """
 
 from __future__ import annotations
@@ -137,6 +139,9 @@ def alternatives(
         sol, audit_notes = agree_with_audit(setup, prep, sol, deadline)
         result = build_result(setup, prep, sol)
         result.notes.extend(audit_notes)
+        if not prep.full:
+            # Best among the pool's other plans only: nothing proved over the whole catalog.
+            result.status, result.pool_size = "feasible", len(prep.pool)
         result.solve_ms = round((time.perf_counter() - t0) * 1000, 3)
         earlier.append(placement_of(result))
         problems = check(result) if check is not None else []

@@ -21,12 +21,18 @@ invalid plan, and an infeasible answer is re-checked with every usable course):
   stay reachable; the deficit estimate sizes a course a set still needs as the catalog's
   typical course (``fit.typical_units``), in exact hundredths (no unit size is assumed: a
   catalog of 1-credit courses plans like one of 9-unit courses);
-- with at most ``FULL_POOL_MAX`` usable courses nothing is pruned.
+- with at most ``FULL_POOL_MAX`` usable courses nothing is pruned;
+- every slack is multiplied by ``Prep.slack`` (1; more for a pool a proof widens).
+
+Pruning can lose the best plan. A plan from a pruned pool is therefore called optimal only
+when it meets the whole catalog's bounds (``agents.planner.proof``), which may widen the
+pool with ``extra`` courses (those the bound's relaxation chose) and solve again.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Collection
 
 from agents.catalog import (
     AllOf,
@@ -78,10 +84,15 @@ def cost(prep: Prep, code: str, memo: dict[str, int]) -> int:
     return memo[code]
 
 
-def build_pool(prep: Prep, full: bool = False) -> None:
-    """Choose the candidate courses; ``full`` (or a small catalog) keeps every usable one."""
+def build_pool(prep: Prep, full: bool = False, extra: Collection[str] = ()) -> None:
+    """Choose the candidate courses; ``full`` (or a small catalog) keeps every usable one,
+    ``extra`` adds those of its courses that are usable (a pool widened by a proof,
+    ``agents.planner.proof``)."""
     memo: dict[str, int] = {}
-    reach = prep.analyse({c.code for c in prep.catalog.courses if prep.plannable(c.code)})
+    reach = prep.reach
+    if reach is None:
+        reach = prep.analyse({c.code for c in prep.catalog.courses if prep.plannable(c.code)})
+        prep.reach = reach
     usable_all = sorted(c for c, e in reach.est.items() if e < INF)
     prep.full = full or len(usable_all) <= FULL_POOL_MAX
     programs_of: dict[str, set[str]] = {}
@@ -113,6 +124,7 @@ def build_pool(prep: Prep, full: bool = False) -> None:
     if prep.full:
         pool.update(usable_all)
     pool.update(c for c in prep.interests if usable(c) and c in programs_of)
+    pool.update(c for c in extra if usable(c))
     for leaf in prep.leaves:
         if leaf.kind == "course":
             code = leaf.matching[0] if leaf.matching else None
@@ -128,13 +140,14 @@ def build_pool(prep: Prep, full: bool = False) -> None:
             continue
         smallest = min(hundredths(prep.course(c).units) for c in leaf.matching)
         count = max(leaf.min_courses, -(-hundredths(leaf.min_units) // smallest))
-        pool.update(_set_options(prep, leaf, options, count + SET_SLACK))
+        pool.update(_set_options(prep, leaf, options, count + SET_SLACK * prep.slack))
     _close(prep, pool, memo)
     _add_fillers(prep, pool, must, reach)
     _close(prep, pool, memo)
     prep.pool = sorted(pool)
     prep.must = must
-    final = prep.analyse(set(prep.pool))
+    # Every usable course in the pool: the earliest terms are those over every plannable one.
+    final = reach if prep.full else prep.analyse(set(prep.pool))
     prep.analysis = final
     for code in prep.pool:
         e = final.est.get(code, INF)
@@ -166,7 +179,7 @@ def _set_options(prep: Prep, leaf: Leaf, ranked: list[str], count: int) -> list[
         kept.append(code)
     subjects = {prep.course(c).subject_code for c in kept}
     for code in ranked:
-        if len(subjects) >= leaf.min_subjects + SUBJECT_SLACK:
+        if len(subjects) >= leaf.min_subjects + SUBJECT_SLACK * prep.slack:
             break
         if prep.course(code).subject_code not in subjects:
             subjects.add(prep.course(code).subject_code)
@@ -222,7 +235,7 @@ def _needed(prep: Prep, node: PrereqNode | None, pool: set[str], memo: dict[str,
             return []  # an alternative is already covered; keep the others out
         scored = sorted((sum(cost(prep, c, memo) for c in b), i) for i, b in enumerate(branches))
         best = scored[0][0]
-        keep = [i for s, i in scored if s <= best + 1][:ANY_ALTERNATIVES]
+        keep = [i for s, i in scored if s <= best + 1][: ANY_ALTERNATIVES * prep.slack]
         return [c for i in keep for c in branches[i]]
     return []
 
@@ -278,16 +291,17 @@ def _add_fillers(prep: Prep, pool: set[str], must: set[str], reach: Analysis) ->
 
     candidates.sort(key=rank)
     smallest = min((h(prep.course(c).units) for c in candidates), default=0)
-    count = (-(-max(0, deficit) // smallest) if smallest > 0 else 0) + FILLER_SLACK
+    count = (-(-max(0, deficit) // smallest) if smallest > 0 else 0) + FILLER_SLACK * prep.slack
     pool.update(candidates[:count])
     # A few more that suit the student (``agents.planner.fit``): the selection's tie-breaks
     # can then prefer them at no cost in units.
     suited = [c for c in candidates[count:] if not prep.misfit(c)]
-    pool.update(sorted(suited, key=lambda c: (-prep.interests.get(c, 0.0), *rank(c)))[:FIT_SLACK])
+    fit = FIT_SLACK * prep.slack
+    pool.update(sorted(suited, key=lambda c: (-prep.interests.get(c, 0.0), *rank(c)))[:fit])
     # A few of every other unit size, so that exact unit totals stay reachable (a total
     # the pool cannot hit exactly is also one the solver struggles to prove optimal).
     by_units: dict[float, list[str]] = {}
     for code in candidates[count:]:
         by_units.setdefault(prep.course(code).units, []).append(code)
     for codes in by_units.values():
-        pool.update(codes[: min(count, FILLER_SLACK)])
+        pool.update(codes[: min(count, FILLER_SLACK * prep.slack)])

@@ -107,6 +107,10 @@ class Prep:
         self.term_codes = [t.code for t in terms]
         self.active = [c not in away for c in self.term_codes]
         self._offered: dict[str, tuple[int, ...]] = {}  # terms and active never change
+        self._allowed_at: dict[str, list[int]] = {}
+        # Earliest terms over every plannable course (``pool.build_pool``), once per request.
+        self.reach: Analysis | None = None
+        self.derived: dict[str, object] = {}  # facts other modules compute once per prep
         self.index = catalog_index(catalog)
         # What suits the student in a free elective (``agents.planner.fit``).
         self.level = student_level(catalog.standing_for_units(self.history.units_earned))
@@ -138,6 +142,8 @@ class Prep:
         self.allowed: dict[str, list[int]] = {}
         self.analysis = Analysis({}, {})
         self.full = False
+        self.standard = False  # planned within the standard loads (``PlanSetup.prep``)
+        self.slack = 1  # the pool's slacks are multiplied by this (``agents.planner.pool``)
         self.pins: set[tuple[str, str, str]] = set()  # (program, leaf id, course) from the audit
         # Leaves (program, leaf id) whose planned courses must come first in the audit's order.
         self.orders: set[tuple[str, str]] = set()
@@ -230,12 +236,17 @@ class Prep:
         if hit is None:
             course = self.course(code)
             forced = code in self.forced
-            hit = tuple(
-                i
-                for i, t in enumerate(self.terms)
-                if self.active[i] and (forced or offered_in(self.catalog, course, t))
-            )
-            self._offered[code] = hit
+            runs = self.index.offered
+            out = []
+            for i, t in enumerate(self.terms):
+                if not self.active[i]:
+                    continue
+                key = (code, t.code)
+                if key not in runs:
+                    runs[key] = offered_in(self.catalog, course, t)
+                if forced or runs[key]:
+                    out.append(i)
+            hit = self._offered[code] = tuple(out)
         return hit
 
     def units_reachable(self, threshold: float, position: int) -> bool:
@@ -309,6 +320,21 @@ class Prep:
         return Analysis(est, why)
 
     def allowed_for(self, code: str) -> list[int]:
+        """Positions ``code`` may take (offered, open to the student, not barred or pinned
+        elsewhere), computed once per course (callers copy, never change, the list)."""
+        hit = self._allowed_at.get(code)
+        if hit is None:
+            hit = self._allowed_at[code] = self._allowed_for(code)
+        return hit
+
+    def share(self, other: Prep) -> None:
+        """Take ``other``'s per-course facts (offerings, positions, the earliest terms over
+        every plannable course): a prep of the same request, end term and loads."""
+        self._offered = other._offered
+        self._allowed_at = other._allowed_at
+        self.reach = other.reach
+
+    def _allowed_for(self, code: str) -> list[int]:
         codes = self.term_codes
         offered = [
             i for i in self.offered_positions(code) if code in self.forced or self.open_at(code, i)
@@ -326,8 +352,11 @@ class Prep:
         ``code`` (``restricted_to``). Safe whatever the plan, so the models need no standing
         literals for it: a first-year seminar stays open in the terms a first-year surely
         still is one, and a time-free course choice never picks a course no term can hold."""
+        course = self.course(code)
+        if not course.restricted_to:
+            return True
         lo, hi = self.standings[i]
-        return all(self.course(code).open_to(STANDINGS[k]) for k in range(lo, hi + 1))
+        return all(course.open_to(STANDINGS[k]) for k in range(lo, hi + 1))
 
     def misfit(self, code: str) -> int:
         """The penalty for ``code`` as a free elective (``agents.planner.fit``), orphan aside."""

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import cast
 
-from agents.catalog import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode, credit_sub, credit_sum
+from agents.catalog import credit_sub, credit_sum
 from agents.planner.fit import FREE_ELECTIVE
 from agents.planner.prep import Prep
 from agents.planner.reasons import not_plannable
 from agents.planner.reqtree import Leaf, ReqTree
+from agents.planner.risky import consent_needed
 from agents.planner.schema import PlannedTerm, PlanResult
 from agents.planner.setup import PlanSetup
 from agents.planner.solution import Solution
@@ -113,36 +114,6 @@ def trim_counts(prep: Prep, sol: Solution) -> dict[str, list[str]]:
     for tree in prep.trees.values():
         walk(tree)
     return {c: labels for c, labels in counts.items() if labels}
-
-
-def consent_needed(prep: Prep, placement: dict[str, int]) -> list[str]:
-    """The planned courses (course -> term position) that someone must consent to: their
-    prerequisites name a consent and do not hold without it."""
-    return [
-        c
-        for c in sorted(placement)
-        if prep.course(c).consent_kinds
-        and not _holds(prep, prep.course(c).prerequisites, placement, c)
-    ]
-
-
-def _holds(prep: Prep, node: PrereqNode | None, placement: dict[str, int], code: str) -> bool:
-    """Whether ``code``'s prerequisites hold without anyone's consent: the record or a course
-    planned in an earlier term meets each course condition (the model already holds
-    standing, units and program conditions)."""
-    if node is None:
-        return True
-    if isinstance(node, CourseCond):
-        if prep.hist_ok(node.course, node.min_grade):
-            return True
-        return placement.get(node.course, placement[code]) < placement[code]
-    if isinstance(node, ConsentCond):
-        return False
-    if isinstance(node, AllOf):
-        return all(_holds(prep, ch, placement, code) for ch in node.all)
-    if isinstance(node, AnyOf):
-        return any(_holds(prep, ch, placement, code) for ch in node.any)
-    return True
 
 
 def consent_of(prep: Prep, code: str) -> str:

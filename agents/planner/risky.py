@@ -13,8 +13,9 @@ after the earliest graduation and before the fewest units.
 ``route_exists`` says whether a course's prerequisites can hold without anyone's consent
 (for the pool, which brings in X, and for the objective); ``risky_parts`` gives the parts,
 in priority order, for ``agents.planner.cpsat.weighted``; ``before_units`` puts them
-before a units expression; ``risky_count`` counts them in a finished plan (alternatives are
-compared on it right after graduation).
+before a units expression; ``consent_needed`` lists the planned courses someone must sign
+for, and ``risky_count`` counts the risky ones in a finished plan (alternatives are
+compared on it right after graduation, proofs on the whole catalog too).
 """
 
 from __future__ import annotations
@@ -66,6 +67,36 @@ def risky_count(prep: Prep, planned: Collection[str], on_consent: Collection[str
     dormant = sum(1 for c in planned if c not in prep.must and _dormant(prep, c))
     routine = sum(1 for c in on_consent if route_exists(prep, prep.course(c).prerequisites))
     return dormant + routine
+
+
+def consent_needed(prep: Prep, placement: dict[str, int]) -> list[str]:
+    """The planned courses (course -> term position) that someone must consent to: their
+    prerequisites name a consent and do not hold without it."""
+    return [
+        c
+        for c in sorted(placement)
+        if prep.course(c).consent_kinds
+        and not _holds(prep, prep.course(c).prerequisites, placement, c)
+    ]
+
+
+def _holds(prep: Prep, node: PrereqNode | None, placement: dict[str, int], code: str) -> bool:
+    """Whether ``code``'s prerequisites hold without anyone's consent: the record or a course
+    planned in an earlier term meets each course condition (the model already holds
+    standing, units and program conditions)."""
+    if node is None:
+        return True
+    if isinstance(node, CourseCond):
+        if prep.hist_ok(node.course, node.min_grade):
+            return True
+        return placement.get(node.course, placement[code]) < placement[code]
+    if isinstance(node, ConsentCond):
+        return False
+    if isinstance(node, AllOf):
+        return all(_holds(prep, ch, placement, code) for ch in node.all)
+    if isinstance(node, AnyOf):
+        return any(_holds(prep, ch, placement, code) for ch in node.any)
+    return True
 
 
 def before_units(

@@ -236,14 +236,61 @@ class TimeLimit(_Model):
 
 
 InfeasibleKind = Literal["proven", "timed_out"]
+ProofMethod = Literal["bound", "widened", "whole_catalog"]
+
+
+class CatalogBound(_Model):
+    """What is known about every plan the whole catalog allows, beside the plan chosen from
+    a pruned candidate pool: lower bounds computed over every usable course (a relaxation
+    of the planner's model, ``agents.planner.bound``), and whether the plan meets them."""
+
+    usable: int = Field(
+        description="Courses of the whole catalog the student could take within the horizon."
+    )
+    graduation_term: str = Field(
+        description="Earliest graduation any plan over the whole catalog can reach, as far as "
+        "proved (a lower bound when the plan graduates later and 'proven' is false)."
+    )
+    risky: int = Field(
+        default=0,
+        description="Fewest dormant optional courses and courses on consent that a course "
+        "route could open, of any plan graduating in graduation_term (a lower bound).",
+    )
+    units: float = Field(
+        description="Fewest units any plan graduating in graduation_term, with that few "
+        "dormant and consent courses, can carry (a lower bound)."
+    )
+    gap_units: float = Field(
+        description="The plan's units minus that bound (0 when the plan graduates then and "
+        "meets it)."
+    )
+    gap_terms: int = Field(
+        description="Terms between graduation_term and the plan's graduation (0: the "
+        "plan graduates as early as any plan can)."
+    )
+    proven: bool = Field(
+        description="Whether the plan meets the bounds: then no plan over the whole catalog "
+        "graduates earlier, or graduates as early with fewer dormant courses and routine "
+        "consent, or with those and fewer units."
+    )
+    method: ProofMethod | None = Field(
+        default=None,
+        description="How it was proven: 'bound' (the plan met the bounds), 'widened' (the "
+        "pool was widened with the courses the bound chose, and the new plan met them), "
+        "'whole_catalog' (solved on every usable course). None when not proven.",
+    )
 
 
 class PlanResult(_Model):
     """The planner's answer."""
 
     status: Literal["optimal", "feasible", "infeasible"] = Field(
-        description="'optimal': proved best for every objective; 'feasible': a valid plan "
-        "found within the time limit; 'infeasible': no plan (see reasons and "
+        description="'optimal': proved best over the whole catalog for graduation, then "
+        "the fewest dormant courses and courses on consent that a course route could open, "
+        "then the fewest units (later preferences - interests, fit, even load - are best "
+        "effort); 'feasible': a valid plan not proved so (a time limit ran out, or the "
+        "plan is the best of a pruned candidate pool and the whole catalog's bound is "
+        "lower: see catalog_bound); 'infeasible': no plan (see reasons and "
         "infeasible_kind)."
     )
     infeasible_kind: InfeasibleKind | None = Field(
@@ -278,3 +325,16 @@ class PlanResult(_Model):
         description="Things a person must act on in a valid plan, e.g. consent needed.",
     )
     solve_ms: float = Field(description="Wall time of the whole planning call in milliseconds.")
+    pool_size: int | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="Candidate courses the plan was chosen from when the pool was pruned "
+        "(fewer than every usable course); None when every usable course was a candidate.",
+    )
+    catalog_bound: CatalogBound | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="With a pruned pool: the whole catalog's bounds and whether the plan "
+        "meets them (status 'optimal' only if it does). None when every usable course was "
+        "a candidate (the solver's proof covers the whole catalog) or when no plan exists.",
+    )

@@ -13,10 +13,15 @@ requirements, the unit total, anti-requisites and prerequisite closure (a course
 prerequisite courses are taken or on the record; a consent condition is a per-course
 literal, allowed but minimized among the tie-breaks) hold, with the fewest units. Its optimum
 is a lower bound on the units of any plan, and its answer seeds the term assignment.
+When the fewest units are not proved within ``PLAIN_DTIME``, interchangeable courses are
+ordered (``agents.planner.twins``) and CP-SAT's own symmetry search is turned off for the
+rest: with many copies of a course - a catalog ten times the sample's - CP-SAT otherwise
+spends up to seconds among mirror images (small catalogs are proved at once, as before).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
@@ -33,12 +38,14 @@ from agents.catalog import (
 from agents.planner.cpsat import Model, Steps, make_solver, weighted
 from agents.planner.cuts import post_set_cuts
 from agents.planner.fillers import counted_only, filler_misfit
+from agents.planner.floor import units_floor
 from agents.planner.prep import Prep
 from agents.planner.reqtree import ReqTree
 from agents.planner.risky import risky_parts
+from agents.planner.twins import post_twins
 
 Lit = cp_model.IntVar
-FLOOR_TABLE_MAX = 20000  # subset-sum table size limit (credit steps)
+PLAIN_DTIME = 0.05  # the fewest units without ordering twins first (small pools need no more)
 ORPHAN = 2  # misfit of a free elective taken apart from its corequisite partners
 
 
@@ -144,10 +151,17 @@ def _subject_lits(
 
 
 def encode_total_and_antirequisites(
-    m: cp_model.CpModel, p: Prep, taken: dict[str, Lit], gain: dict[str, int], scale: Steps
+    m: cp_model.CpModel,
+    p: Prep,
+    taken: dict[str, Lit],
+    gain: dict[str, int],
+    scale: Steps,
+    extra: cp_model.LinearExpr | int = 0,
 ) -> None:
+    """The degree total (``extra``: new units from outside ``taken``) and anti-requisites."""
     if p.total_needed > 0:
-        m.add(sum(gain[c] * t for c, t in taken.items()) >= scale.ceil(p.total_needed))
+        new = sum(gain[c] * t for c, t in taken.items()) + extra
+        m.add(new >= scale.ceil(p.total_needed))
     done: set[tuple[str, str]] = set()
     for c in sorted(taken):
         for d in sorted(p.antireqs(c)):
@@ -188,36 +202,6 @@ def elective_misfit(
     return sum(w * v for v, w in terms), sum(w for _, w in terms)
 
 
-def units_floor(p: Prep, units: dict[str, int], gain: dict[str, int], scale: Steps) -> int | None:
-    """Fewest units (in credit steps) any plan can carry: the required courses plus the cheapest
-    subset of the other candidates whose new units reach the degree total (a subset-sum
-    table). Requirements are ignored, so this is a lower bound; it captures what LP bounds
-    miss, e.g. that 9- and 12-unit courses can only add multiples of 3. None: unreachable.
-    """
-    usable = [c for c in p.pool if p.allowed.get(c)]
-    must = [c for c in usable if c in p.must]
-    base_units = sum(units[c] for c in must)
-    need = scale.ceil(p.total_needed) - sum(gain[c] for c in must)
-    if need <= 0:
-        return base_units
-    if need > FLOOR_TABLE_MAX:
-        return base_units
-    inf = 1 << 60
-    best = [inf] * (need + 1)
-    best[0] = 0
-    for c in usable:
-        if c in p.must or gain[c] <= 0:
-            continue
-        g, u = gain[c], units[c]
-        for have in range(need, -1, -1):
-            if best[have] == inf:
-                continue
-            to = min(need, have + g)
-            if best[have] + u < best[to]:
-                best[to] = best[have] + u
-    return None if best[need] == inf else base_units + best[need]
-
-
 @dataclass
 class Selection:
     """A course set that meets every requirement, with its units (in credit steps) and the bound."""
@@ -230,9 +214,18 @@ class Selection:
 
 
 class SelectionModel:
-    """Which courses to take, ignoring terms (see the module docstring)."""
+    """Which courses to take, ignoring terms (see the module docstring). ``spares``, for
+    the whole-catalog bound only (``agents.planner.bound``): groups of courses outside the
+    pool, each (new units, units, how many), that may add units toward the degree total."""
 
-    def __init__(self, p: Prep, scale: Steps, units: dict[str, int], gain: dict[str, int]) -> None:
+    def __init__(
+        self,
+        p: Prep,
+        scale: Steps,
+        units: dict[str, int],
+        gain: dict[str, int],
+        spares: Sequence[tuple[int, int, int]] = (),
+    ) -> None:
         self.p = p
         self.m = Model()
         self.units = units
@@ -240,6 +233,8 @@ class SelectionModel:
         self.scale = scale
         self.floor = 0
         self.t = {c: self.m.new_bool_var(f"t[{c}]") for c in p.pool if p.allowed.get(c)}
+        self.n = [self.m.new_int_var(0, k, f"n[{g},{u}]") for g, u, k in spares]
+        self.spares = list(spares)
         for c in sorted(p.must):
             if c in self.t:
                 self.m.add(self.t[c] == 1)
@@ -247,13 +242,15 @@ class SelectionModel:
         self.k: dict[str, Lit] = {}  # consent used, per course
         self._course = ""
         self.proved_infeasible = False
+        self.twinned = False  # interchangeable courses ordered (``twins``)
         for c, v in self.t.items():
             course = p.course(c)
             self._course = c
             for tree in (course.prerequisites, course.corequisites):
                 self._post(v, tree)
         self.a = encode_requirements(self.m, p, self.t, scale)
-        encode_total_and_antirequisites(self.m, p, self.t, gain, scale)
+        more = cp_model.LinearExpr.weighted_sum(self.n, [g for g, _, _ in self.spares])
+        encode_total_and_antirequisites(self.m, p, self.t, gain, scale, more)
         post_set_cuts(self.m, p, self.t)  # alternatives only: not an earlier plan's set
 
     def _post(self, lit: Lit, node: PrereqNode | None) -> None:
@@ -311,14 +308,20 @@ class SelectionModel:
         the suiting out (a set the term search places more easily, ``agents.planner.solve``)."""
         p = self.p
         units = sum(self.units[c] * v for c, v in self.t.items())
-        floor = units_floor(p, self.units, self.gain, self.scale)
+        floor = units_floor(p, [c for c in p.pool if p.allowed.get(c)], self.scale)
         if floor is None:
             self.proved_infeasible = True
             return None
         self.m.add(units >= floor)
         self.m.minimize(units)
-        solver = make_solver(seconds, dtime)
+        solver = make_solver(seconds, min(dtime, PLAIN_DTIME))
         code = solver.solve(self.m)
+        if code not in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and dtime > PLAIN_DTIME:
+            # Not proved at once: many mirror images (copies of a course, ``twins``) - order
+            # them and search on, CP-SAT's own symmetry search off (it only costs time then).
+            self.twinned = post_twins(self.m, p, self.t, self.units)
+            solver = make_solver(seconds, dtime - PLAIN_DTIME, symmetry=not self.twinned)
+            code = solver.solve(self.m)
         if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             self.proved_infeasible = code == cp_model.INFEASIBLE
             return None
@@ -334,7 +337,7 @@ class SelectionModel:
             for v in self.t.values():
                 self.m.add_hint(v, solver.boolean_value(v))
             self.m.minimize(weighted([*risky, (units, sum(self.units.values()))]))
-            again = make_solver(seconds, dtime)
+            again = make_solver(seconds, dtime, symmetry=not self.twinned)
             code = again.solve(self.m)
             if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 solver, value, optimal = again, again.value(units), code == cp_model.OPTIMAL
@@ -360,7 +363,7 @@ class SelectionModel:
                 ]
             )
         )
-        second = make_solver(seconds, tie_dtime)
+        second = make_solver(seconds, tie_dtime, symmetry=not self.twinned)
         if second.solve(self.m) in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             solver = second
         chosen = sorted(c for c, v in self.t.items() if solver.boolean_value(v))

@@ -7,7 +7,7 @@ builds a ``Prep`` with its candidate pool (``prep``) and runs the staged solve o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from agents.catalog import STANDINGS, Catalog, Program, StudentRecord, Term, with_institution
 from agents.errors import PlanningError
@@ -58,6 +58,7 @@ class PlanSetup:
         # Earlier plans an alternative must differ from (``agents.planner.cuts``).
         self.other_sets: list[frozenset[str]] = []
         self.other_placements: list[dict[str, str]] = []
+        self._shared: dict[tuple[str, bool], Prep] = {}
 
     @property
     def has_standard(self) -> bool:
@@ -69,7 +70,14 @@ class PlanSetup:
             for s in STANDINGS
         )
 
-    def prep(self, end: Term, full: bool = False, standard: bool = False) -> Prep:
+    def prep(
+        self,
+        end: Term,
+        full: bool = False,
+        standard: bool = False,
+        extra: Collection[str] = (),
+        slack: int = 1,
+    ) -> Prep:
         """The candidate pool and facts for plans through ``end``: within the caps, and
         within the standard loads when ``standard`` (otherwise, when standard loads lie
         below the caps, the staged solve keeps the units above them as few as it can)."""
@@ -108,7 +116,14 @@ class PlanSetup:
         wanted = self.c.term_min_courses
         prep.min_courses = {i: wanted[t.code] for i, t in enumerate(terms) if t.code in wanted}
         prep.exclusive = {t: list(pairs) for t, pairs in self.c.exclusive_pairs.items()}
-        build_pool(prep, full)
+        prep.standard, prep.slack = standard, slack
+        # Preps of one end term and loads share their per-course facts (the pruned pool,
+        # the full one after it, a widened one for a proof).
+        source = self._shared.get((end.code, standard))
+        if source is not None:
+            prep.share(source)
+        build_pool(prep, full, extra)
+        self._shared.setdefault((end.code, standard), prep)
         return prep
 
     def solve(self, prep: Prep, seconds: float, first_only: bool) -> Solution:

@@ -20,3 +20,6 @@ class Solution:
     # With "unknown": the step whose time limit ran out first, and that limit in seconds.
     limit: tuple[Literal["course_selection", "placement"], float] | None = None
     retried: bool = False  # solved again on the full pool after the pruned one had no plan
+    # With standard loads below the caps: the graduation (position) the caps allowed before
+    # the overload stage traded it for fewer terms above the standard loads (-1: no trade).
+    caps_graduation: int = -1

@@ -17,6 +17,12 @@ deterministic time wherever a stage is best-effort).
    deterministic settings; the first feasible term is the earliest graduation; with that
    graduation and those units held, the optional courses of most interest, then those that
    suit the student best (``select.elective_misfit``) are chosen within a short budget;
+3a. a placement that takes a course on consent although a course route exists (in the
+   term of the course that opens it, say; ``agents.planner.risky``) is placed again, same
+   courses and graduation, with the fewest such courses (``RISKY_DTIME``); if one is left,
+   the full model by that graduation chooses the fewest of them, then the fewest units
+   (``_risk_first``), and the plan is proved optimal only if that is proved; the later
+   stages never take more of them (``keep_routine``);
 4. only when standard loads lie below the caps (a plan within them has already been looked
    for and failed, ``agents.planner.api``): for the course set found, the fewest terms
    above the standard loads (approvals), then the fewest units above them, then the
@@ -37,7 +43,7 @@ from agents.planner.cpsat import Steps, catalog_steps, weighted
 from agents.planner.goals import balance, keep_overload, least_overload, overload
 from agents.planner.model import PlanModel
 from agents.planner.prep import Prep
-from agents.planner.risky import before_units, risky_parts
+from agents.planner.risky import before_units, consent_needed, risky_parts, route_exists
 from agents.planner.search import fill_strategy, portfolio, run
 from agents.planner.select import (
     Selection,
@@ -55,6 +61,7 @@ FILL_DTIME = 0.05
 SECONDARY_DTIME = 0.015
 OVERLOAD_DTIME = 0.1
 ELECTIVE_DTIME = 0.05
+RISKY_DTIME = 0.05
 FILL_PRESOLVE = False
 
 
@@ -180,9 +187,21 @@ def solve_plan(
             placement = natural
             proven = proven and decided
     terms = max(placement.values(), default=-1) + 1
+    if not first_only and routine(prep, placement):
+        # Placed in one term with the course that opens it: consent the order could avoid
+        # (it comes before units, ``agents.planner.risky``), for these courses.
+        placement, fewest = _fewer_risky(prep, max_courses, terms, placement, counts, left())
+        if not fewest and (other := _risk_first(prep, max_courses, terms, placement, left())):
+            # Other courses may avoid it: the full model by this graduation, risk first.
+            placement, counts, fewest = other
+            placement, counts = _suit(prep, max_courses, terms, placement, counts, left())
+        proven = proven and fewest
+        stages.append(f"consent: {'proved' if fewest else 'kept'} {ms()}")
+    at_caps = terms - 1  # the graduation proved (or found) before any overload trade
     held: tuple[int, int] | None = None
     if prep.soft is not None and not first_only and terms > 0:
         om = PlanModel(prep, max_courses=max_courses, courses=sorted(placement), counts=counts)
+        keep_routine(om, placement)
         om.hint(placement)
         for i, v in enumerate(om.y):
             om.m.add_hint(v, i < terms)
@@ -197,6 +216,7 @@ def solve_plan(
     status: SolveStatus = "optimal" if proven else "feasible"
     if not first_only and terms > 0:
         sm = PlanModel(prep, max_courses=max_courses, courses=sorted(placement), counts=counts)
+        keep_routine(sm, placement)
         sm.fix_terms(terms)
         sm.hint(placement)
         if held is not None:
@@ -208,7 +228,62 @@ def solve_plan(
             placement = sm.extract(solver)
         stages.append(f"balance: {solver.status_name(code)} {ms()}")
     log.debug("planner.stages", stages=stages)
-    return Solution(status, placement, counts, terms - 1, stages)
+    sol = Solution(status, placement, counts, terms - 1, stages)
+    sol.caps_graduation = at_caps if held is not None else -1
+    return sol
+
+
+def routine(prep: Prep, placement: dict[str, int]) -> list[str]:
+    """Planned courses taken on consent although a course route exists."""
+    needed = consent_needed(prep, placement)
+    return [c for c in needed if route_exists(prep, prep.course(c).prerequisites)]
+
+
+def keep_routine(pm: PlanModel, placement: dict[str, int]) -> None:
+    """A later stage takes no more courses on consent that a course route could open than
+    ``placement`` (they come before units; a budgeted stage could otherwise trade them)."""
+    p = pm.prep
+    lits = [v for c, v in pm.k.items() if route_exists(p, p.course(c).prerequisites)]
+    if lits:
+        pm.m.add(sum(lits) <= len(routine(p, placement)))
+
+
+def _fewer_risky(
+    prep: Prep,
+    max_courses: int | None,
+    terms: int,
+    placement: dict[str, int],
+    counts: dict[str, list[str]],
+    seconds: float,
+) -> tuple[dict[str, int], bool]:
+    """The same courses and graduation with the fewest courses on consent that a course
+    route could open (``risky.risky_parts``); whether none is left."""
+    pm = PlanModel(prep, max_courses=max_courses, courses=sorted(placement), counts=counts)
+    pm.fix_terms(terms)
+    pm.hint(placement)
+    code, solver = run(pm, weighted(risky_parts(prep, pm.taken, pm.k)), seconds, RISKY_DTIME)
+    if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        placement = pm.extract(solver)
+    return placement, not routine(prep, placement)
+
+
+def _risk_first(
+    prep: Prep, max_courses: int | None, terms: int, placement: dict[str, int], seconds: float
+) -> tuple[dict[str, int], dict[str, list[str]], bool] | None:
+    """The full model by graduation ``terms``: the fewest dormant courses and routine
+    consent, then units (``RISKY_DTIME`` four times over); the plan, what it counts, and
+    whether that is proved. None when nothing better than ``placement`` is found."""
+    pm = PlanModel(prep, max_courses=max_courses)
+    pm.fix_terms(terms)
+    pm.hint(placement)
+    goal = before_units(prep, pm.taken, pm.k, pm.units_expr(), pm.units_max())
+    code, solver = run(pm, goal, seconds, 4 * RISKY_DTIME)
+    if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None
+    found = pm.extract(solver)
+    if code != cp_model.OPTIMAL and len(routine(prep, found)) >= len(routine(prep, placement)):
+        return None
+    return found, pm.counts(solver), code == cp_model.OPTIMAL
 
 
 def _suit(

@@ -4,7 +4,8 @@ Three indexes are built from the catalog: ``policies`` (sections of policy and g
 documents), ``programs`` (program document sections, with the program's name and aliases)
 and ``courses`` (code, title, description, attributes). They live on disk under a
 directory named by a fingerprint of the catalog content they are built from, so a changed
-catalog gets a fresh index and an unchanged one is opened, not rebuilt.
+catalog gets a fresh index and an unchanged one is opened, not rebuilt (what goes into them,
+and their fingerprint: ``agents.retrieval.documents``).
 
 Two processes may build the same index at once: each builds into its own temporary
 directory and renames it into place; the loser of the race discards its copy and opens the
@@ -16,12 +17,10 @@ catalog itself, so a quotation is exactly what the catalog says.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +36,10 @@ from whoosh.index import Index
 from agents.artifacts import CitationRef
 from agents.catalog import Catalog
 from agents.errors import UnknownReferenceError
+from agents.retrieval.documents import course_docs, index_fingerprint, policy_docs, program_docs
 
 log = structlog.get_logger(__name__)
 
-# Bump when the schemas or what goes into them change: old cached indexes are then ignored.
-INDEX_FORMAT = 1
 INDEX_NAMES = ("policies", "programs", "courses")
 COURSE_CACHE_SIZE = 256  # distinct interest lists whose course scores a retriever keeps
 
@@ -116,92 +114,6 @@ _FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-# --------------------------------------------------------------------------- documents
-
-
-def _index_content(catalog: Catalog) -> dict[str, Any]:
-    """Exactly the catalog content the indexes are built from (and fingerprinted by)."""
-    return {
-        "format": INDEX_FORMAT,
-        "documents": [d.model_dump(mode="json") for d in catalog.documents],
-        "programs": [
-            p.model_dump(
-                mode="json", include={"code", "name", "kind", "aliases", "document", "catalog_year"}
-            )
-            for p in [*catalog.programs, *catalog.program_versions]
-        ],
-        "courses": [
-            c.model_dump(mode="json", include={"code", "title", "description", "attributes"})
-            for c in catalog.courses
-        ],
-    }
-
-
-def index_fingerprint(catalog: Catalog) -> str:
-    """sha256 of the indexed content; the name of the index's cache directory."""
-    payload = json.dumps(_index_content(catalog), sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
-
-
-def _policy_docs(catalog: Catalog) -> Iterable[dict[str, str]]:
-    for doc in catalog.documents:
-        if doc.kind in ("policy", "general"):
-            for s in doc.sections:
-                yield {"document": doc.id, "section": s.id, "heading": s.heading, "text": s.text}
-
-
-def _program_docs(catalog: Catalog) -> Iterable[dict[str, str]]:
-    linked: set[str] = set()
-    # Versions of other catalog years too: their documents belong to the same program.
-    for p in [*catalog.programs, *catalog.program_versions]:
-        if p.document in linked:
-            continue
-        names = " ".join([p.code, p.name, *p.aliases])
-        doc = catalog.document_by_id.get(p.document) if p.document else None
-        if doc is None:
-            yield {
-                "document": "",
-                "section": "",
-                "program": p.code,
-                "names": names,
-                "heading": p.name,
-                "text": p.name,
-            }
-            continue
-        linked.add(doc.id)
-        for s in doc.sections:
-            yield {
-                "document": doc.id,
-                "section": s.id,
-                "program": p.code,
-                "names": names,
-                "heading": s.heading,
-                "text": s.text,
-            }
-    for doc in catalog.documents:
-        if doc.kind == "program" and doc.id not in linked:
-            for s in doc.sections:
-                yield {
-                    "document": doc.id,
-                    "section": s.id,
-                    "program": "",
-                    "names": doc.title,
-                    "heading": s.heading,
-                    "text": s.text,
-                }
-
-
-def _course_docs(catalog: Catalog) -> Iterable[dict[str, str]]:
-    for c in catalog.courses:
-        yield {
-            "code": c.code,
-            "title": c.title,
-            "description": c.description,
-            "attributes": ",".join(c.attributes),
-            "attribute_words": " ".join(a.replace("-", " ") for a in c.attributes),
-        }
-
-
 # --------------------------------------------------------------------------- cache dir
 
 
@@ -221,9 +133,9 @@ def _build(catalog: Catalog, target: Path) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=f".build-{target.name[:12]}-", dir=target.parent))
     try:
         sources = {
-            "policies": _policy_docs(catalog),
-            "programs": _program_docs(catalog),
-            "courses": _course_docs(catalog),
+            "policies": policy_docs(catalog),
+            "programs": program_docs(catalog),
+            "courses": course_docs(catalog),
         }
         for name, schema in _schemas().items():
             ix = whoosh_index.create_in(str(tmp), schema, indexname=name)
@@ -272,6 +184,7 @@ class Retriever:
         self.built = built
         self._ix = indexes
         self._course_cache: dict[str, dict[str, float]] = {}
+        self._interest_cache: dict[str, dict[str, float]] = {}
 
     @classmethod
     def for_catalog(cls, catalog: Catalog, index_dir: Path | None = None) -> Retriever:
@@ -330,20 +243,51 @@ class Retriever:
         return self._search("programs", query, limit)
 
     def rank_courses(self, interests: list[str], candidates: list[str]) -> dict[str, float]:
-        """Each candidate's match to the interests, scaled so the best is 1.0 (none: 0.0).
+        """Each candidate's match to the interests, scaled so the best candidate is 1.0
+        (none: 0.0), in the candidates' order.
 
         The catalog-wide BM25F scores of one interest list are computed once per retriever
         and kept (a batch asks for few distinct lists); candidates only select from them -
-        BM25F scores do not depend on which documents a search is restricted to."""
+        BM25F scores do not depend on which documents a search is restricted to. Scores are
+        scaled by the best *candidate*, so a course outside ``candidates`` must not count:
+        the planner asks for every course at once, ``interest_scores``."""
         scores = dict.fromkeys(candidates, 0.0)
         raw = self._course_scores(" ".join(interests))
-        wanted = {c for c in candidates if c in raw}
-        raw = {code: s for code, s in raw.items() if code in wanted}
+        raw = {code: s for code, s in raw.items() if code in scores}
         top = max(raw.values(), default=0.0)
         if top > 0:
             for code, s in raw.items():
                 scores[code] = round(s / top, 4)
         return scores
+
+    def interest_scores(self, interests: Sequence[str]) -> dict[str, float]:
+        """The planner's interest scores: every catalog course that matches ``interests``,
+        scaled so the best is 1.0 and rounded to 3 places (courses that do not match are
+        absent), in catalog order; computed once per interest list and kept.
+
+        The same numbers as ``rank_courses(interests, <every course code>)`` rounded to 3
+        places without the zeros, without its candidate filter: that filter keeps the
+        courses a search found that are candidates, and every course the index holds is a
+        catalog course - the index is built from ``catalog.courses`` and opened by the
+        fingerprint of their content (``index_fingerprint``) - so with every course a
+        candidate it keeps them all."""
+        text = " ".join(interests)
+        cached = self._interest_cache.get(text)
+        if cached is not None:
+            return cached
+        raw = self._course_scores(text)
+        top = max(raw.values(), default=0.0)
+        out: dict[str, float] = {}
+        if top > 0:
+            for course in self.catalog.courses:
+                s = raw.get(course.code)
+                # Rounded as rank_courses does (4 places), then to the planner's 3.
+                if s is not None and (score := round(round(s / top, 4), 3)) > 0:
+                    out[course.code] = score
+        if len(self._interest_cache) >= COURSE_CACHE_SIZE:
+            self._interest_cache.pop(next(iter(self._interest_cache)))
+        self._interest_cache[text] = out
+        return out
 
     def _course_scores(self, text: str) -> dict[str, float]:
         """Every course's BM25F score for ``text`` (courses that do not match are absent)."""

@@ -1,0 +1,150 @@
+"""A process's and a batch's fixed costs, for ``eval.bench_pipeline``.
+
+- ``startup``: ``advise run`` of one request (the first line of ``demos/requests.jsonl``)
+  in fresh processes, each with a fresh state directory so every stage runs: the wall
+  time from launching the process to the start of its first stage (read from the run's
+  JSON-lines log: the first ``stage.done`` event's time less its ``duration_ms``) and to
+  its exit. The first run meets an empty catalog cache (a private one, under the
+  benchmark's temporary directory) and is reported apart; the others are summarized by
+  their median.
+- ``batch_memory``: a batch run as ``advise batch --workers 2`` in a subprocess, with the
+  real agents or with fake stages, its process tree sampled from /proc
+  (``eval.proc_memory``): the batch's own peaks (parent, worker) and the tree's.
+
+Python's bytecode cache matters to start-up: with ``PYTHONDONTWRITEBYTECODE`` set, every
+run compiles the project's modules again (``bytecode_cache`` in the figures says which).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from eval.proc_memory import TreeSampler
+
+REPO = Path(__file__).resolve().parents[1]
+REQUESTS = REPO / "demos" / "requests.jsonl"
+
+
+def bench_env(root: Path) -> dict[str, str]:
+    """The environment the benchmark's subprocesses run in: a private catalog cache under
+    ``root`` (empty at first), so no run depends on what an earlier one left behind."""
+    return {**os.environ, "ADVISE_CATALOG_CACHE_DIR": str(root / "catalog-cache")}
+
+
+def startup(runs: int, tmp: Path, env: dict[str, str]) -> dict[str, Any]:
+    """``advise run`` of one request, ``runs`` times after a first run (the first to use
+    the catalog cache in ``env``, which it finds empty if nothing ran before it)."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    line = REQUESTS.read_text(encoding="utf-8").splitlines()[0]
+    request = tmp / "request.json"
+    request.write_text(line + "\n", encoding="utf-8")
+    totals: list[float] = []
+    firsts: list[float] = []
+    cpu: list[float] = []  # user + system seconds: less swayed by other load than wall time
+    for i in range(runs + 1):
+        root = tmp / f"run-{i}"
+        cmd = [sys.executable, "-m", "pipeline.cli", "run", str(request),
+               "--state-dir", str(root / "state"), "--out-dir", str(root / "out"),
+               "--log-dir", str(root / "logs")]  # fmt: skip
+        launched = time.time()
+        started = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        done = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
+        totals.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        if done.returncode != 0:
+            raise SystemExit(f"advise run failed ({done.returncode}): {done.stderr[-2000:]}")
+        firsts.append(first_stage_start(root / "logs") - launched)
+    return {
+        "request": json.loads(line)["request_id"],
+        "runs": runs,
+        "bytecode_cache": not env.get("PYTHONDONTWRITEBYTECODE"),
+        "cold_cache_first_stage_s": round(firsts[0], 3),
+        "cold_cache_total_s": round(totals[0], 3),
+        "first_stage_s_median": round(statistics.median(firsts[1:]), 3),
+        "total_s_median": round(statistics.median(totals[1:]), 3),
+        "cpu_s_median": round(statistics.median(cpu[1:]), 3),
+        "total_s": [round(t, 3) for t in totals[1:]],
+    }
+
+
+def first_stage_start(log_dir: Path) -> float:
+    """When the run logged in ``log_dir`` started its first stage (epoch seconds)."""
+    for path in sorted(log_dir.glob("*.jsonl")):
+        for text in path.read_text(encoding="utf-8").splitlines():
+            event = json.loads(text)
+            if event.get("event") == "stage.done":
+                ended = datetime.fromisoformat(event["timestamp"].replace("Z", "+00:00"))
+                return ended.timestamp() - float(event["duration_ms"]) / 1000
+    raise SystemExit(f"no stage.done event in the logs of {log_dir}")
+
+
+def batch_memory(
+    inputs: Path,
+    tmp: Path,
+    env: dict[str, str],
+    *,
+    stages: str,
+    engine: str = "process",
+    workers: int = 2,
+    every_s: float = 1.0,
+) -> dict[str, Any]:
+    """``advise batch INPUTS --workers N`` in a subprocess, its process tree sampled every
+    ``every_s`` seconds; raises SystemExit if the batch fails."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "pipeline.cli", "batch", str(inputs),
+           "--workers", str(workers), "--stages", stages, "--engine", engine, "--quiet",
+           "--json", "--state-dir", str(tmp / "state"), "--out-dir", str(tmp / "out"),
+           "--log-dir", str(tmp / "logs")]  # fmt: skip
+    started = time.perf_counter()
+    with (tmp / "stdout").open("w+") as out, (tmp / "stderr").open("w+") as err:
+        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=out, stderr=err, text=True)
+        tree = TreeSampler(proc, every_s=every_s)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    wall = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"batch failed ({proc.returncode}): {stderr[-2000:]}")
+    summary = json.loads(stdout.strip().splitlines()[-1])
+    parent, worker = summary["peak_rss_mb_parent"], summary["peak_rss_mb_worker"]
+    return {
+        "requests": summary["requests"],
+        "engine": engine,
+        "workers": workers,
+        "wall_s": round(wall, 1),
+        "peak_rss_mb_parent": parent,
+        "peak_rss_mb_worker": worker,
+        "peak_rss_mb_total": round(parent + workers * worker, 1),
+        **tree.figures(),
+    }
+
+
+def print_startup(s: dict[str, Any]) -> None:
+    cache = "bytecode cached" if s["bytecode_cache"] else "PYTHONDONTWRITEBYTECODE set"
+    print(
+        f"  advise run start-up ({s['request']}, median of {s['runs']} fresh processes, "
+        f"{cache}): first stage at {s['first_stage_s_median']} s, done in "
+        f"{s['total_s_median']} s (target <= 0.8 s; CPU {s['cpu_s_median']} s); with an empty "
+        f"catalog cache {s['cold_cache_first_stage_s']} / {s['cold_cache_total_s']} s"
+    )
+
+
+def print_real_memory(m: dict[str, Any]) -> None:
+    print(
+        f"  memory, real agents: {m['requests']} requests, {m['workers']} workers in "
+        f"{m['wall_s']} s: parent {m['peak_rss_mb_parent']} MB, worker "
+        f"{m['peak_rss_mb_worker']} MB; parent + workers at the peak "
+        f"{m.get('batch_peak_rss_mb')} MB (target <= 300 MB), with the resource tracker "
+        f"{m.get('tree_peak_rss_mb')} MB RSS, {m.get('tree_peak_pss_mb')} MB PSS"
+    )
