@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from agents.errors import AdvisingError
-from eval.metrics import ScenarioResult, exit_code
+from eval.metrics import ScenarioResult
 from eval.suite import SCENARIO_DIR, SuiteReport, load_scenarios, run_suite
+from eval.summary import exit_code
 
 RESULTS = Path(__file__).resolve().parent / "results" / "latest.json"
 

@@ -34,7 +34,8 @@ from agents.errors import AdvisingError
 from agents.llm import LLMLedger
 from agents.render import to_html, to_json, to_markdown
 from agents.toolbox import Settings, Toolbox
-from eval.metrics import ScenarioResult, evaluate, summarize
+from eval.metrics import ScenarioResult, evaluate
+from eval.summary import summarize
 from pipeline.approvals import decide
 from pipeline.batch_input import InputItem, Invalid, RequestValidator
 from pipeline.context import State, WorkflowContext
