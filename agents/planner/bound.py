@@ -100,13 +100,7 @@ def spare_groups(p: Prep) -> dict[Spare, list[str]]:
 
 
 def _spare_groups(p: Prep, keep: set[str], scale: Steps) -> dict[Spare, list[str]]:
-    named = {
-        n.course
-        for c in p.pool
-        for tree in (p.course(c).prerequisites, p.course(c).corequisites)
-        for n in iter_prereq(tree)
-        if isinstance(n, CourseCond)
-    }
+    named = p.named_in_pool()
     groups: dict[Spare, list[str]] = {}
     for code in p.pool:
         allowed = p.allowed.get(code)

@@ -49,7 +49,6 @@ from agents.catalog import (
     StandingCond,
     UnitsCond,
     credit_sub,
-    iter_prereq,
 )
 from agents.planner.cpsat import Model, catalog_steps
 from agents.planner.cuts import cut_courses, post_placement_cuts, post_set_cuts
@@ -170,13 +169,7 @@ class PlanModel:
         """Order interchangeable courses: same units, terms, prerequisites and leaves, and
         nobody's prerequisite. Without this the solver permutes identical free electives."""
         p, m = self.prep, self.m
-        referenced = {
-            n.course
-            for c in p.pool
-            for tree in (p.course(c).prerequisites, p.course(c).corequisites)
-            for n in iter_prereq(tree)
-            if isinstance(n, CourseCond)
-        }
+        referenced = p.named_in_pool()
         leaves_of: dict[str, list[str]] = {}
         for leaf in p.leaves:
             for c in leaf.options:

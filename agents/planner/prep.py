@@ -30,6 +30,7 @@ from agents.catalog import (
     UnitsCond,
     credit_sub,
     credit_sum,
+    iter_prereq,
     offered_in,
 )
 from agents.planner.catalog_index import catalog_index
@@ -357,6 +358,17 @@ class Prep:
             return True
         lo, hi = self.standings[i]
         return all(course.open_to(STANDINGS[k]) for k in range(lo, hi + 1))
+
+    def named_in_pool(self) -> set[str]:
+        """Courses some pool course names as a prerequisite or corequisite (so none of them
+        is interchangeable with a course nobody names)."""
+        return {
+            n.course
+            for c in self.pool
+            for tree in (self.course(c).prerequisites, self.course(c).corequisites)
+            for n in iter_prereq(tree)
+            if isinstance(n, CourseCond)
+        }
 
     def misfit(self, code: str) -> int:
         """The penalty for ``code`` as a free elective (``agents.planner.fit``), orphan aside."""

@@ -23,7 +23,6 @@ from collections.abc import Mapping
 
 from ortools.sat.python import cp_model
 
-from agents.catalog import CourseCond, iter_prereq
 from agents.planner.cuts import cut_courses
 from agents.planner.fillers import filler, filler_misfit
 from agents.planner.prep import Prep
@@ -32,13 +31,7 @@ from agents.planner.prep import Prep
 def twin_groups(p: Prep, taken: Mapping[str, object], units: Mapping[str, int]) -> list[list[str]]:
     """Groups of twins among ``taken``'s courses (see the module docstring), each in the
     order the earliness tie-break prefers them."""
-    referenced = {
-        n.course
-        for c in p.pool
-        for tree in (p.course(c).prerequisites, p.course(c).corequisites)
-        for n in iter_prereq(tree)
-        if isinstance(n, CourseCond)
-    }
+    referenced = p.named_in_pool()
     pinned = {course for _, _, course in p.pins}
     named = cut_courses(p)
     leaves_of: dict[str, list[str]] = {}
