@@ -101,6 +101,16 @@ REQUEST_CASES = [
         "$.student.gpa: expected a number <= 4.3, got 5",
     ),
     (
+        "a number of courses wanted next term below one",
+        _edit(request_dict("r1"), ("next_term_courses", 0)),
+        "$.next_term_courses: expected a number >= 1, got 0",
+    ),
+    (
+        "a number of courses wanted next term in words",
+        _edit(request_dict("r1"), ("next_term_courses", "five")),
+        "$.next_term_courses: expected an integer or null, got 'five'",
+    ),
+    (
         "a long value is cut short",
         _edit(request_dict("r1"), ("student", "x" * 300)),
         "$.student: expected an object, got '" + "x" * 76 + "...",
