@@ -102,8 +102,7 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
         fewest[intake.profile.next_term] = goals.next_term_courses
     if goals.max_units_per_term is None:
         # (With a cap of their own, courses above it contradict it: the planner says so.)
-        _hold_fixed(fixed, term_caps, cap, by_standing, intake, tools)
-        _hold_count(fewest, term_caps, cap, by_standing, intake, tools)
+        _hold_wanted(fixed, fewest, term_caps, cap, by_standing, intake, tools)
     return ConstraintSet(
         max_units_per_term=cap,
         term_max_units=term_caps,
@@ -122,34 +121,8 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
     )
 
 
-def _hold_fixed(
+def _hold_wanted(
     fixed: dict[str, str],
-    term_caps: dict[str, float],
-    cap: float,
-    by_standing: dict[ClassStanding, float],
-    intake: IntakeResult,
-    tools: Toolbox,
-) -> None:
-    """Courses wanted in a term - asked for in a next-term request, pinned, registered for -
-    are planned as asked, above the term's cap if need be (into ``term_caps``): the critique
-    then says which rule that load breaks and whether this student may have it approved (an
-    overload they are or are not eligible for), instead of the request ending "infeasible"
-    with no rule named. The standing at the start of the next term is known; a later term's
-    is not, and the general cap stands for it."""
-    p = intake.profile
-    then = tools.catalog.standing_for_units(credit_sum((p.units_earned, p.units_in_progress)))
-    loads: dict[str, list[float]] = {}
-    for code, term in fixed.items():
-        if code in tools.catalog.course_by_code:
-            loads.setdefault(term, []).append(tools.catalog.course(code).units)
-    for term, units in loads.items():
-        asked = credit_sum(units)
-        standing_cap = by_standing.get(then, cap) if term == p.next_term else cap
-        if asked > term_caps.get(term, min(cap, standing_cap)):
-            term_caps[term] = asked
-
-
-def _hold_count(
     fewest: dict[str, int],
     term_caps: dict[str, float],
     cap: float,
@@ -157,22 +130,36 @@ def _hold_count(
     intake: IntakeResult,
     tools: Toolbox,
 ) -> None:
-    """So many courses wanted next term ('five courses next semester') are planned as asked
-    too: the term's cap lifts to the highest load any rule allows a student of the standing
-    the student will have then (the overload ceiling; the critique decides whether this
-    student may carry it), or to what that many of the lightest courses offered then carry,
-    when more."""
-    p = intake.profile
-    n = fewest.get(p.next_term)
-    if n is None:
-        return
-    catalog = tools.catalog
+    """What the student wants in a term is planned as asked, above the term's cap if need
+    be (into ``term_caps``): the critique then says which rule that load breaks and whether
+    this student may have it approved (an overload they are or are not eligible for),
+    instead of the request ending "infeasible" with no rule named.
+
+    - courses wanted in a term (``fixed``: asked for in a next-term request, pinned,
+      registered for): the cap lifts to their load;
+    - so many courses wanted next term (``fewest``, 'five courses next semester'): the cap
+      lifts to the highest load any rule allows a student of the standing they will have
+      then (the overload ceiling), or to what that many of the lightest courses offered then
+      carry, when more.
+
+    The standing at the start of the next term is known; a later term's is not, and the
+    general cap stands for it."""
+    p, catalog = intake.profile, tools.catalog
     then = catalog.standing_for_units(credit_sum((p.units_earned, p.units_in_progress)))
-    nxt = Term.parse(p.next_term)
-    lightest = sorted(c.units for c in catalog.courses if offered_in(catalog, c, nxt))
-    top = max(catalog_load_caps(catalog, then).ceiling, credit_sum(lightest[:n]))
-    if top > term_caps.get(nxt.code, min(cap, by_standing.get(then, cap))):
-        term_caps[nxt.code] = top
+    loads: dict[str, list[float]] = {}
+    for code, term in fixed.items():
+        if code in catalog.course_by_code:
+            loads.setdefault(term, []).append(catalog.course(code).units)
+    wanted = {term: credit_sum(units) for term, units in loads.items()}
+    if (n := fewest.get(p.next_term)) is not None:
+        nxt = Term.parse(p.next_term)
+        lightest = sorted(c.units for c in catalog.courses if offered_in(catalog, c, nxt))
+        top = max(catalog_load_caps(catalog, then).ceiling, credit_sum(lightest[:n]))
+        wanted[nxt.code] = max(wanted.get(nxt.code, top), top)
+    for term, load in wanted.items():
+        standing_cap = by_standing.get(then, cap) if term == p.next_term else cap
+        if load > term_caps.get(term, min(cap, standing_cap)):
+            term_caps[term] = load
 
 
 def to_plan_constraints(cs: ConstraintSet, intake: IntakeResult, tools: Toolbox) -> PlanConstraints:
