@@ -16,8 +16,8 @@ from typing import Literal
 import structlog
 
 from agents.artifacts import ApprovalItem
-from agents.errors import ApprovalError, CheckpointMissingError
 from pipeline.context import State, WorkflowContext
+from pipeline.errors import ApprovalError, CheckpointMissingError
 from pipeline.store import CheckpointStore, check_request_id
 
 log = structlog.get_logger(__name__)

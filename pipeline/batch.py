@@ -22,6 +22,8 @@ from typing import Any, Protocol
 
 import structlog
 
+from agents.errors import StorageError
+from agents.files import check_writable
 from pipeline.batch_input import (
     InputItem,
     Invalid,
@@ -56,6 +58,7 @@ def run_batch(
         opts.exceptions_dir, calendar=opts.calendar, alternatives=opts.alternatives
     )
     seen: dict[str, str] = {}
+    check_writable(opts.state_dir)  # a read-only or full state/ is said before any work
     summary = SummaryWriter(opts.out_dir)
     report.run_summary = summary.path
     # With -v the console shows the batch.progress events: no second line for each.
@@ -64,7 +67,12 @@ def run_batch(
 
     def emit(result: JobResult) -> None:
         report.add(result)
-        summary.write(result)
+        if result.status == "unwritable" and report.storage_error is None:
+            report.storage_error = result.error
+        try:
+            summary.write(result)
+        except StorageError as exc:  # whole lines or none (see SummaryWriter.write)
+            report.storage_error = report.storage_error or str(exc)
         if meter:
             meter.advance(result.status)
 
@@ -75,8 +83,8 @@ def run_batch(
     abandon = True
     try:
         for item in items:
-            if stop.is_set():
-                break
+            if stop.is_set() or report.storage_error is not None:
+                break  # out of space or not writable: the next requests would fail alike
             job = _validate(item, validator, seen)
             if isinstance(job, JobResult):
                 emit(job)
@@ -93,9 +101,15 @@ def run_batch(
     finally:
         if pool is not None:
             pool.close(abandon)
-        summary.close()
+        try:
+            summary.close()
+        except StorageError as exc:
+            report.storage_error = report.storage_error or str(exc)
         if meter:
             meter.close()
+    if report.storage_error is not None:
+        log.error("batch.storage", error=report.storage_error,
+                  note="requests not started were left for a rerun")  # fmt: skip
     report.wall_s = time.perf_counter() - started
     report.peak_rss_mb_parent = peak_rss_mb()
     report.stopped = stop.is_set()

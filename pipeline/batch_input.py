@@ -22,16 +22,13 @@ from agents.catalog import schema_problems
 from agents.catalog.exceptions import error_path, load_exceptions
 from agents.catalog.terms import Calendar, active_calendar, use_calendar
 from agents.catalog.validation import pydantic_problem
-from agents.errors import (
-    ExceptionsFileError,
-    RequestInputError,
-    StudentRecordError,
-    UnsafeRequestIdError,
-)
+from agents.errors import ExceptionsFileError, StudentRecordError
+from pipeline.checkpoint_summary import CheckpointSummary
 from pipeline.context import State
+from pipeline.errors import CatalogSourceMissingError, RequestInputError, UnsafeRequestIdError
 from pipeline.outputs import outputs_present
-from pipeline.stale import Fingerprints
 from pipeline.store import CheckpointStore, check_request_id
+from pipeline.workspace import CatalogFingerprints
 
 
 @dataclass(frozen=True)
@@ -77,12 +74,16 @@ def _lines(f: BinaryIO) -> Iterator[InputItem]:
 def resume_items(
     store: CheckpointStore,
     out_dir: Path,
-    current: Fingerprints | None = None,
+    known: CatalogFingerprints | None = None,
+    named: str | None = None,
     *,
     every: bool = False,
 ) -> Iterator[InputItem]:
     """Every checkpoint that is not finished, whose outputs are missing, or that is stale
-    (finished under other fingerprints than ``current``); with ``every``, all of them."""
+    (finished under other fingerprints than its own catalog - or the catalog ``named`` -
+    and the configuration give now, see ``known``); with ``every``, all of them. A
+    finished request whose own catalog is gone is left alone (``advise status`` lists it);
+    an unfinished one is yielded, and reported as such by the worker."""
     for rid in store.ids():
         summary = store.summary(rid)
         if (
@@ -90,9 +91,21 @@ def resume_items(
             or summary is None
             or summary.state is not State.done
             or not outputs_present(out_dir, rid)
-            or (current is not None and current.differs(summary.fingerprints))
+            or _stale(known, summary, named)
         ):
             yield InputItem(source=f"checkpoint {rid}", resume_id=rid)
+
+
+def _stale(
+    known: CatalogFingerprints | None, summary: CheckpointSummary, named: str | None
+) -> bool:
+    if known is None:
+        return False
+    try:
+        now = known.for_request(summary.request_id, summary.catalog_source, named)
+    except CatalogSourceMissingError:
+        return False
+    return now.differs(summary.fingerprints)
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,9 @@ class CheckpointSummary(BaseModel):
     catalog_fingerprint: Lenient[str] = Field(
         default=None, description="sha256 of the catalog the request ran under."
     )
+    catalog_source: Lenient[str] = Field(
+        default=None, description="Where the request's catalog came from (None: not recorded)."
+    )
     config_fingerprint: Lenient[str] = Field(
         default=None, description="sha256 of the configuration the request ran under."
     )

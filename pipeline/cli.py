@@ -16,22 +16,18 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agents.errors import (
-    AdvisingError,
-    CorruptCheckpointError,
-    LockHeldError,
-    RunInterrupted,
-    StaleResultError,
-)
+from agents.errors import AdvisingError, StorageError
 from pipeline.cli_common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_STORAGE,
     EXIT_USAGE,
     Formatter,
     Handler,
     package_version,
 )
+from pipeline.errors import CorruptCheckpointError, LockHeldError, RunInterrupted, StaleResultError
 
 Registrar = Callable[[argparse._SubParsersAction], None]  # type: ignore[type-arg]
 
@@ -115,6 +111,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (LockHeldError, CorruptCheckpointError, StaleResultError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    except StorageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_STORAGE
     except AdvisingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE

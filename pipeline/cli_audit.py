@@ -113,9 +113,9 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from agents.catalog.exceptions import load_exceptions, use_of
     from agents.catalog.lookup import resolve_program
     from agents.errors import StudentRecordError
+    from agents.files import atomic_write
     from agents.reports import check_templates, use_templates
     from agents.worksheet import worksheet_html, worksheet_markdown, worksheet_view
-    from pipeline.store import atomic_write
 
     cat = load_catalog(args.catalog)
     student = load_student(args.student, calendar=cat.calendar)

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from agents.errors import ExitCode
+from pipeline.errors import ExitCode
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -19,6 +19,7 @@ EXIT_FAILED = int(ExitCode.FAILED)
 EXIT_USAGE = int(ExitCode.USAGE)
 EXIT_INTERRUPTED = int(ExitCode.INTERRUPTED)
 EXIT_AWAITING_APPROVAL = int(ExitCode.AWAITING_APPROVAL)
+EXIT_STORAGE = int(ExitCode.STORAGE)
 
 # The distribution name in pyproject.toml, whose version ``advise --version`` prints.
 DISTRIBUTION = "advising-pipeline"

@@ -48,7 +48,8 @@ def add_export(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
     p.add_argument("--out-dir", default="out", help="the run's output directory (default: out)")
-    p.add_argument("--catalog", help="catalog JSON file or directory (default: the bundled sample)")
+    p.add_argument("--catalog", help="catalog JSON file or directory (default: the one the "
+                   "request ran with)")  # fmt: skip
     p.add_argument(
         "--chromium",
         metavar="PATH",
@@ -59,7 +60,7 @@ def add_export(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from pipeline.store import atomic_write
+    from agents.files import atomic_write, ensure_dir
 
     state_dir, out_dir = Path(args.state_dir), Path(args.out_dir)
     ctx = finished(args.id, state_dir)
@@ -72,7 +73,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
         rec = ctx.recommendation
         assert rec is not None  # a done checkpoint always has it (see pipeline.outputs)
         data, note = _plan_file(fmt, ctx, rec, _catalog(ctx, args.catalog))
-    target.parent.mkdir(parents=True, exist_ok=True)
+    ensure_dir(target.parent)
     atomic_write(target, data)
     print(f"{ctx.request_id}: wrote {target}{note}")
     return EXIT_OK
@@ -113,9 +114,12 @@ def finished(request_id: str, state_dir: Path) -> WorkflowContext:
     )
 
 
-def _catalog(ctx: WorkflowContext, path: str | None) -> Catalog:
+def _catalog(ctx: WorkflowContext, named: str | None) -> Catalog:
+    """The catalog ``--catalog`` names, else the one the request ran with."""
     from agents.catalog import catalog_fingerprint, load_catalog
+    from pipeline.workspace import catalog_for
 
+    path = catalog_for(ctx.request_id, ctx.catalog_source, named)
     catalog = load_catalog(path)
     current = catalog_fingerprint(path)
     if current != ctx.catalog_fingerprint:

@@ -40,5 +40,8 @@ def print_report(report: BatchReport, opts: RunOptions) -> None:
     for title, lines in listed:
         for line in lines:
             out.print(f"{title}: {line}", markup=False, highlight=False)
+    if report.storage_error is not None:
+        out.print(f"storage: {report.storage_error}; requests not started were left for a "
+                  "rerun of the same command", markup=False, highlight=False)  # fmt: skip
     out.print(f"summary: {opts.out_dir / 'batch-summary.jsonl'} (this run: "
               f"{report.run_summary})", highlight=False)  # fmt: skip

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents.errors import CheckpointMissingError, RequestInputError
 from pipeline.cli_approvals import print_awaiting
 from pipeline.cli_common import (
     EXIT_FAILED,
@@ -21,6 +20,7 @@ from pipeline.cli_common import (
     positive,
     seconds,
 )
+from pipeline.errors import CheckpointMissingError, RequestInputError
 
 if TYPE_CHECKING:
     from agents.artifacts import PlanRequest
@@ -41,7 +41,11 @@ def _engine_options(p: argparse.ArgumentParser, *, batch: bool = False) -> None:
     g.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
     g.add_argument("--out-dir", default="out", help="output directory (default: out)")
     g.add_argument("--log-dir", default="logs", help="JSON-lines log directory (default: logs)")
-    g.add_argument("--catalog", help="catalog JSON file (default: the bundled sample)")
+    g.add_argument(
+        "--catalog",
+        help="catalog JSON file or directory (default: each request's own - the one its "
+        "checkpoint was made with - else the bundled sample)",
+    )
     g.add_argument(
         "--backend", choices=("offline", "gemini"), default="offline", help="LLM backend"
     )
@@ -279,7 +283,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     ).check(item)
     if isinstance(checked, Invalid):
         raise RequestInputError(f"{args.request}: {checked.message}")
-    return _single(args, opts, checked)
+    return _single(args, _own_catalog(opts, checked.request_id), checked)
 
 
 def _prepare(opts: RunOptions) -> RunOptions:
@@ -358,6 +362,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 def _cmd_resume(args: argparse.Namespace) -> int:
     from pipeline.batch_input import resume_items
     from pipeline.store import CheckpointStore
+    from pipeline.workspace import CatalogFingerprints
 
     if bool(args.id) == bool(args.all):
         raise RequestInputError("give a request id or --all (not both); see 'advise status'")
@@ -367,9 +372,19 @@ def _cmd_resume(args: argparse.Namespace) -> int:
         if (problem := _engine_problem(opts)) is not None:
             return problem
         opts = _prepare(_start_logs(opts, args.log_dir, "resume", None))
-        items = resume_items(store, opts.out_dir, opts.current, every=opts.force)
+        known = CatalogFingerprints.of_command(opts.current, opts.catalog)
+        items = resume_items(store, opts.out_dir, known, opts.catalog, every=opts.force)
         return _batch(args, opts, items, None)
     ctx = store.load(args.id)
     if ctx is None:
         raise CheckpointMissingError(args.id, opts.state_dir)
-    return _single(args, opts, ctx.request)
+    return _single(args, _own_catalog(opts, ctx.request_id), ctx.request)
+
+
+def _own_catalog(opts: RunOptions, request_id: str) -> RunOptions:
+    """``opts`` with the catalog a run of ``request_id`` uses (``pipeline.workspace``)."""
+    from dataclasses import replace
+
+    from pipeline.workspace import own_catalog
+
+    return replace(opts, catalog=own_catalog(opts.state_dir, request_id, opts.catalog))

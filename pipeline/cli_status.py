@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents.errors import CheckpointMissingError
 from pipeline.cli_common import EXIT_OK, Formatter, console
+from pipeline.errors import CatalogSourceMissingError, CheckpointMissingError
 
 if TYPE_CHECKING:
     from pipeline.checkpoint_summary import CheckpointSummary
@@ -21,6 +21,8 @@ UNREADABLE = "unreadable"
 # The state listed for a finished checkpoint whose catalog or configuration fingerprint is
 # not the one the current options give (see pipeline.stale): a label, not a machine state.
 STALE = "stale"
+# The state listed for a checkpoint whose own catalog (file or directory) is gone.
+CATALOG_MISSING = "catalog_missing"
 
 
 def add_status(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -29,8 +31,9 @@ def add_status(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="checkpoints counted by state, and a table of ids",
         formatter_class=Formatter,
         description="List checkpoints: counts by state, then one row per request. A finished "
-        "request made\nunder another catalog or configuration than the one given here is "
-        "listed as 'stale'.\n\n"
+        "request whose\nown catalog (the one it ran with, or --catalog if given) or "
+        "configuration changed since\nis listed as 'stale'; one whose catalog is gone as "
+        "'catalog_missing'.\n\n"
         "examples:\n  advise status\n  advise status --state failed\n  advise status --json",
     )
     p.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
@@ -39,13 +42,17 @@ def add_status(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         dest="only",
         type=_listed_state,
         metavar="STATE",
-        help="list only requests in this state (a machine state, 'stale' or 'unreadable')",
+        help="list only requests in this state (a machine state, 'stale', "
+        "'catalog_missing' or 'unreadable')",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     g = p.add_argument_group(
         "current configuration (a finished request made under another is listed as 'stale')"
     )
-    g.add_argument("--catalog", help="catalog JSON file (default: the bundled sample)")
+    g.add_argument(
+        "--catalog",
+        help="judge every request against this catalog (default: each request's own)",
+    )
     g.add_argument("--backend", choices=("offline", "gemini"), default="offline")
     g.add_argument("--model", help="LLM model name (gemini backend)")
     g.add_argument("--max-rounds", type=int, default=3, help="negotiation rounds (default: 3)")
@@ -57,7 +64,7 @@ def listed_states() -> list[str]:
     """What ``status`` lists a checkpoint as: a machine state, ``stale`` or ``unreadable``."""
     from pipeline.context import State
 
-    return [*(s.value for s in State), STALE, UNREADABLE]
+    return [*(s.value for s in State), STALE, CATALOG_MISSING, UNREADABLE]
 
 
 def _listed_state(text: str) -> str:
@@ -103,6 +110,7 @@ def _cmd_status(args: argparse.Namespace) -> int:
     from pipeline.context import State
     from pipeline.stale import current_fingerprints
     from pipeline.store import CheckpointStore
+    from pipeline.workspace import CatalogFingerprints
 
     store = CheckpointStore(Path(args.state_dir))
     current = current_fingerprints(
@@ -112,13 +120,18 @@ def _cmd_status(args: argparse.Namespace) -> int:
         settings=Settings(max_rounds=args.max_rounds),
         stages=args.stages,
     )
+    known = CatalogFingerprints.of_command(current, args.catalog)
     counts: dict[str, int] = {}
     rows: list[dict[str, Any]] = []
     for rid in store.ids():
         summary = store.summary(rid) or CheckpointSummary(request_id=rid)
         state = summary.state.value if summary.state is not None else UNREADABLE
-        if summary.state is State.done and summary.fingerprints.differs(current):
-            state = STALE
+        try:
+            now = known.for_request(rid, summary.catalog_source, args.catalog)
+            if summary.state is State.done and summary.fingerprints.differs(now):
+                state = STALE
+        except CatalogSourceMissingError:
+            state = CATALOG_MISSING
         counts[state] = counts.get(state, 0) + 1
         if args.only and state != args.only:
             continue
@@ -129,20 +142,26 @@ def _cmd_status(args: argparse.Namespace) -> int:
     out = console()
     listed = ", ".join(f"{state} {n}" for state, n in sorted(counts.items())) or "none"
     out.print(f"{sum(counts.values())} checkpoint(s) in {args.state_dir}: {listed}")
-    table = Table("id", "state", "outcome", "round", "failed stage", "updated")
+    table = Table("id", "state", "outcome", "round", "failed stage", "updated", "catalog")
     for row in rows:
         table.add_row(*(str(row[k] or "") for k in row))
     if rows:
         out.print(table)
     if counts.get(STALE):
-        out.print(f"stale: finished under another catalog or configuration than the current "
-                  f"{current.short()}; 'advise batch' or 'advise resume --all' reruns them "
+        out.print("stale: its catalog or the configuration changed since it finished; "
+                  "'advise batch' or 'advise resume --all' reruns it against its own catalog "
                   "(previous outputs kept as .prev)", markup=False, highlight=False)  # fmt: skip
+    if counts.get(CATALOG_MISSING):
+        note = ("catalog_missing: the catalog it ran with is gone; restore it, or name one: "
+                "'advise resume ID --catalog PATH'")  # fmt: skip
+        out.print(note, markup=False, highlight=False)
     return EXIT_OK
 
 
 def _row(summary: CheckpointSummary, state: str) -> dict[str, Any]:
     """One listed checkpoint, as ``--json`` prints it (the table shows the same values)."""
+    from pipeline.workspace import describe_source
+
     failed = summary.failed_stage
     return {
         "id": summary.request_id,
@@ -151,6 +170,7 @@ def _row(summary: CheckpointSummary, state: str) -> dict[str, Any]:
         "round": summary.round,
         "failed_stage": failed.value if failed is not None else None,
         "updated_at": f"{summary.updated_at:%Y-%m-%d %H:%M:%S}" if summary.updated_at else "",
+        "catalog": describe_source(summary.catalog_source),
     }
 
 

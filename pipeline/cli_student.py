@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.cli_common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, Formatter
+from pipeline.cli_common import EXIT_FAILED, EXIT_OK, Formatter
 
 if TYPE_CHECKING:
     from agents.catalog.transcript_import import ImportResult
@@ -92,7 +92,7 @@ def add_student(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
 def _cmd_import(args: argparse.Namespace) -> int:
     from agents.catalog import load_catalog
     from agents.catalog.transcript_import import StudentFacts, import_transcript, record_json
-    from pipeline.store import atomic_write
+    from agents.files import atomic_write
 
     catalog = load_catalog(args.catalog)
     facts = StudentFacts(
@@ -107,11 +107,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     text = record_json(result.record)
     report = sys.stdout
     if args.output:
-        try:
-            atomic_write(Path(args.output), text.encode("utf-8"))
-        except OSError as exc:
-            print(f"error: cannot write {args.output!r}: {exc.strerror or exc}", file=sys.stderr)
-            return EXIT_USAGE
+        atomic_write(Path(args.output), text.encode("utf-8"))  # StorageError: exit 5
         print(f"wrote {args.output}: {summary(result)}")
     else:
         sys.stdout.write(text)

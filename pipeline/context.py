@@ -171,6 +171,12 @@ class WorkflowContext(_Model):
         description="Approvals the run stopped for (awaiting_approval) and their decisions.",
     )
     catalog_fingerprint: str = Field(description="sha256 of the catalog the run uses.")
+    catalog_source: str | None = Field(
+        default=None,
+        description="Where the run's catalog came from: the absolute path of its file or "
+        "directory, or '<bundled>' for the sample in the package (pipeline.workspace); "
+        "None in checkpoints written before it was recorded.",
+    )
     config_fingerprint: str = Field(description="sha256 of the run configuration.")
     config: RunConfig = Field(description="The run configuration itself.")
     created_at: datetime = Field(default_factory=utc_now, description="First checkpoint (UTC).")
@@ -232,13 +238,18 @@ def put_round(items: list[Any], round_: int, artifact: Any) -> None:
 
 
 def new_context(
-    request: PlanRequest, *, catalog_fingerprint: str, config: RunConfig
+    request: PlanRequest,
+    *,
+    catalog_fingerprint: str,
+    config: RunConfig,
+    catalog_source: str | None = None,
 ) -> WorkflowContext:
     now = utc_now()
     return WorkflowContext(
         request_id=request.request_id,
         request=request,
         catalog_fingerprint=catalog_fingerprint,
+        catalog_source=catalog_source,
         config_fingerprint=config.fingerprint(),
         config=config,
         created_at=now,
@@ -255,7 +266,8 @@ def describe(ctx: WorkflowContext) -> str:
         + (f" (failed at {ctx.failed_stage.value})" if ctx.failed_stage else "")
         + f", outcome {ctx.outcome or '-'}, round {ctx.round}",
         f"created {ctx.created_at:%Y-%m-%d %H:%M:%S}Z, updated {ctx.updated_at:%Y-%m-%d %H:%M:%S}Z",
-        f"catalog {ctx.catalog_fingerprint[:12]}, config {ctx.config_fingerprint[:12]} "
+        f"catalog {ctx.catalog_source or '(source not recorded)'} "
+        f"{ctx.catalog_fingerprint[:12]}, config {ctx.config_fingerprint[:12]} "
         f"({ctx.config.backend}/{ctx.config.model}, max_rounds {ctx.config.max_rounds}, "
         f"stages {ctx.config.stages})",
         "",

@@ -17,8 +17,8 @@ from typing import Any
 import structlog
 
 from agents.catalog import term_label
+from agents.files import atomic_write
 from agents.reports import render
-from pipeline.store import atomic_write
 
 log = structlog.get_logger(__name__)
 

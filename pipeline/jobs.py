@@ -9,7 +9,7 @@ import os
 import resource
 import signal
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,16 +17,17 @@ import structlog
 
 from agents.artifacts import PlanRequest
 from agents.catalog import Calendar
-from agents.errors import (
-    AdvisingError,
+from agents.errors import AdvisingError, StorageError
+from agents.toolbox import Settings
+from pipeline.checkpoint_summary import CheckpointSummary
+from pipeline.context import State
+from pipeline.errors import (
+    CatalogSourceMissingError,
     CheckpointMissingError,
     LockHeldError,
     RunInterrupted,
     StaleResultError,
 )
-from agents.toolbox import Settings
-from pipeline.checkpoint_summary import CheckpointSummary
-from pipeline.context import State
 from pipeline.machine import StageSet, load_stages
 from pipeline.outputs import outputs_present
 from pipeline.results import JobResult
@@ -34,6 +35,7 @@ from pipeline.runner import STOP_SIGNALS, StopFlag, ToolboxFactory, run_request
 from pipeline.stale import Fingerprints
 from pipeline.startup import pause_gc, resume_gc
 from pipeline.store import CheckpointStore
+from pipeline.workspace import CatalogFingerprints, catalog_for, source_of
 
 log = structlog.get_logger(__name__)
 
@@ -101,47 +103,57 @@ class ParentWatch:
 
 
 class WorkerState:
-    """Runs jobs in one process; loads the catalog and the agents once, on first use."""
+    """Runs jobs in one process; loads each catalog and the agents once, on first use.
+
+    A request runs against the catalog the options name, else its checkpoint's own
+    catalog, else the bundled sample (``pipeline.workspace``); each catalog's toolbox is
+    kept for the worker's life."""
 
     def __init__(self, opts: RunOptions, stop: StopFlag) -> None:
         self.opts = opts
         self.stop = stop
         self.store = CheckpointStore(opts.state_dir, background=True)
-        self._factory: ToolboxFactory | None = None
+        self._factories: dict[str, ToolboxFactory] = {}
         self._stages: StageSet | None = None
+        self._fingerprints: CatalogFingerprints | None = None
 
-    def _tools(self) -> tuple[ToolboxFactory, StageSet]:
-        if self._factory is None or self._stages is None:
+    def _tools(self, catalog: str | None) -> tuple[ToolboxFactory, StageSet]:
+        source = source_of(catalog)
+        if self._stages is None:
             self._stages = load_stages(self.opts.stages)
-            self._factory = ToolboxFactory(
-                catalog_path=self.opts.catalog, backend=self.opts.backend, model=self.opts.model
+        if source not in self._factories:
+            self._factories[source] = ToolboxFactory(
+                catalog_path=catalog, backend=self.opts.backend, model=self.opts.model
             )
             # The catalog, its indexes and the loaded modules live as long as the worker:
-            # keep them out of every later garbage collection (done once per worker).
+            # keep them out of every later garbage collection (done once per catalog).
             gc.freeze()
             resume_gc()  # a pool worker's start-up ran without it (init_worker)
-        return self._factory, self._stages
+        return self._factories[source], self._stages
 
-    def _current(self) -> Fingerprints:
-        if self.opts.current is None:
-            factory, stages = self._tools()
-            config = factory.run_config(self.opts.settings, stages.name)
-            self.opts = replace(self.opts, current=Fingerprints(factory.catalog_fingerprint,
-                                                                config.fingerprint()))  # fmt: skip
-        assert self.opts.current is not None
-        return self.opts.current
+    def _known(self) -> CatalogFingerprints:
+        """Fingerprints by catalog, seeded with those the parent computed."""
+        if self._fingerprints is None:
+            current = self.opts.current
+            if current is None or current.catalog is None or current.config is None:
+                factory, stages = self._tools(self.opts.catalog)
+                config = factory.run_config(self.opts.settings, stages.name).fingerprint()
+                current = Fingerprints(factory.catalog_fingerprint, config)
+            self._fingerprints = CatalogFingerprints.of_command(current, self.opts.catalog)
+        return self._fingerprints
 
-    def _check(self, request: PlanRequest) -> tuple[CheckpointSummary | None, bool]:
+    def _check(
+        self, request: PlanRequest, summary: CheckpointSummary | None, current: Fingerprints
+    ) -> tuple[CheckpointSummary | None, bool]:
         """(the checkpoint, read fast, if the request can be skipped: done, outputs present,
         same fingerprints, not forced; whether it is stale: done under other fingerprints)."""
-        summary = self.store.summary(request.request_id)
         if (
             summary is None
             or summary.state is not State.done
             or summary.request != request.model_dump(mode="json")
         ):
             return None, False
-        if summary.fingerprints.differs(self._current()):
+        if summary.fingerprints.differs(current):
             return None, True
         if self.opts.force or not outputs_present(self.opts.out_dir, request.request_id):
             return None, False
@@ -154,21 +166,24 @@ class WorkerState:
         rid = job.resume_id
         try:
             if job.resume_id is not None:
-                saved = self.store.load(job.resume_id)
-                if saved is None:
+                resumed = self.store.load(job.resume_id)
+                if resumed is None:
                     raise CheckpointMissingError(job.resume_id, self.opts.state_dir)
-                request = saved.request
+                request = resumed.request
             else:
                 request = PlanRequest.model_validate_json(job.request_json or "")
             rid = request.request_id
-            summary, stale = self._check(request)
+            saved = self.store.summary(rid)
+            own = saved.catalog_source if saved is not None else None
+            catalog = catalog_for(rid, own, self.opts.catalog)
+            summary, stale = self._check(request, saved, self._known().of(catalog))
             if summary is not None:
                 return JobResult.skipped(summary, source=job.source)
-            if self._factory is None:  # one-time setup is not any request's time
+            if source_of(catalog) not in self._factories:  # loading is not any request's time
                 setup = time.perf_counter()
-                self._tools()
+                self._tools(catalog)
                 started += time.perf_counter() - setup
-            factory, stages = self._tools()
+            factory, stages = self._tools(catalog)
             ctx = run_request(
                 request,
                 store=self.store,
@@ -187,6 +202,12 @@ class WorkerState:
                 result.status = "rerun_stale"
         except StaleResultError as exc:
             result = JobResult(id=rid, source=job.source, status="stale", error=str(exc))
+        except CatalogSourceMissingError as exc:
+            result = JobResult(id=rid, source=job.source, status="catalog_missing",
+                               error=str(exc))  # fmt: skip
+        except StorageError as exc:
+            log.error("job.unwritable", request_id=rid, source=job.source, error=str(exc))
+            result = JobResult(id=rid, source=job.source, status="unwritable", error=str(exc))
         except LockHeldError as exc:
             result = JobResult(id=rid, source=job.source, status="locked", error=str(exc))
         except RunInterrupted as exc:

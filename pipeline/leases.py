@@ -52,7 +52,8 @@ from typing import Any
 
 import structlog
 
-from agents.errors import LockHeldError
+from agents.files import create_exclusive, ensure_dir, open_nofollow
+from pipeline.errors import LockHeldError
 from pipeline.store_api import WORKER_ID_ENV, Holder, LeaseInfo, iso, this_machine
 
 __all__ = ["WORKER_ID_ENV", "Holder", "Lease", "LeaseInfo", "Leases", "read_lease",
@@ -265,7 +266,7 @@ class Leases:
         """Take the lease or raise LockHeldError naming the holder and its expiry."""
         path = self.path(request_id)
         scratch = self.directory / SCRATCH_DIR
-        scratch.mkdir(parents=True, exist_ok=True)
+        ensure_dir(scratch)
         holder = self.holder or Holder.current(self.worker_id)
         deadline, pause = time.monotonic() + CONTENDED_S, 0.001
         while True:
@@ -301,12 +302,7 @@ class Leases:
                   "pid": holder.pid, "worker_id": holder.worker_id, "machine": holder.machine,
                   "taken_at": iso(now), "ttl_s": ttl_s, "expires_at": iso(now + ttl_s)}  # fmt: skip
         tmp = scratch / f"{request_id}.{token}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            os.write(fd, json.dumps(record).encode("utf-8"))
-            os.utime(fd, ns=(int(now * 1e9),) * 2)
-        finally:
-            os.close(fd)
+        create_exclusive(tmp, json.dumps(record).encode("utf-8"), mtime_ns=int(now * 1e9))
         error: OSError | None = None
         try:
             os.link(tmp, target)
@@ -317,7 +313,7 @@ class Leases:
                 os.unlink(tmp)
         mine = False
         with contextlib.suppress(FileNotFoundError):
-            fd = os.open(target, os.O_RDONLY)  # kept open: renewals go through it
+            fd = open_nofollow(target)  # kept open: renewals go through it
             mine = _json_object(os.pread(fd, 65536, 0)).get("token") == token
             if not mine:
                 os.close(fd)

@@ -12,6 +12,7 @@ tracebacks would load Rich into every process at start-up (see ``pipeline.startu
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import re
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import structlog
+
+from agents.files import ensure_dir, open_append
 
 _LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40}
 REDACTED = "[REDACTED]"
@@ -71,11 +74,40 @@ def redact(
     return event_dict
 
 
+class SafeFileHandler(logging.FileHandler):
+    """Appends to a log file opened with ``O_NOFOLLOW``: a symbolic link planted at the
+    log's name is refused (``UnsafePathError``), never written through."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, mode="a", encoding="utf-8", delay=True)
+        self._failed = False
+        self.stream = self._open()
+
+    def _open(self) -> io.TextIOWrapper:
+        return io.TextIOWrapper(
+            io.FileIO(open_append(Path(self.baseFilename)), "a"), encoding="utf-8"
+        )
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        """A log that cannot be written (disk full) is said once on stderr, not as a
+        traceback per event; the run goes on (checkpoints are its record)."""
+        if not self._failed:
+            self._failed = True
+            exc = sys.exc_info()[1]
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            print(f"warning: cannot write the log {self.baseFilename!r}: {reason}; "
+                  "later events go to the console only", file=sys.stderr)  # fmt: skip
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self._failed:
+            super().emit(record)
+
+
 def log_file(log_dir: Path, kind: str, label: str | None = None) -> Path:
     """``<log_dir>/<kind>[-<label>]-<UTC timestamp>-<pid>.jsonl`` (directory created)."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     name = "-".join(p for p in (kind, label, stamp, str(os.getpid())) if p)
-    log_dir.mkdir(parents=True, exist_ok=True)
+    ensure_dir(log_dir)
     return log_dir / f"{name}.jsonl"
 
 
@@ -108,8 +140,8 @@ def configure_logging(
     )
     handlers: list[logging.Handler] = [console]
     if json_path is not None:
-        json_path.parent.mkdir(parents=True, exist_ok=True)
-        file_handler = logging.FileHandler(json_path, mode="a", encoding="utf-8")
+        ensure_dir(json_path.parent)
+        file_handler = SafeFileHandler(json_path)
         file_handler.setLevel(_LEVELS[file_level])
         file_handler.setFormatter(
             structlog.stdlib.ProcessorFormatter(

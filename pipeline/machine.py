@@ -35,8 +35,8 @@ from agents import negotiation
 from agents.artifacts import Recommendation
 from agents.case import StageAgent
 from agents.catalog import use_catalog
-from agents.errors import MachineDefinitionError, TransitionRefusedError
 from pipeline.context import STAGES, State, WorkflowContext, put_round
+from pipeline.errors import MachineDefinitionError, TransitionRefusedError
 
 if TYPE_CHECKING:
     from agents.toolbox import Toolbox

@@ -8,10 +8,10 @@ import contextlib
 import os
 from pathlib import Path
 
-from agents.errors import MachineDefinitionError
+from agents.files import fsync_dir
 from pipeline.context import WorkflowContext
+from pipeline.errors import MachineDefinitionError
 from pipeline.machine import StageSet
-from pipeline.store import fsync_dir
 
 PREV_SUFFIX = ".prev"
 OUTPUT_SUFFIXES = (".json", ".md", ".html")

@@ -51,6 +51,8 @@ BUCKETS: Final[dict[JobStatus, Bucket]] = {
     "locked": "failed",
     "stale": "failed",
     "interrupted": "failed",
+    "catalog_missing": "failed",
+    "unwritable": "failed",
     "invalid": "invalid",
 }
 

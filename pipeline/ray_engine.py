@@ -46,7 +46,7 @@ from typing import Any
 
 import structlog
 
-from agents.errors import RayUnavailableError
+from pipeline.errors import RayUnavailableError
 from pipeline.jobs import Job, RayMode, RunOptions, WorkerState
 from pipeline.results import JobResult, JobStatus
 

@@ -6,7 +6,9 @@ A job's status is not a machine state: a request is also ``skipped`` (done on an
 run, same fingerprints), ``rerun_stale`` (done on an earlier run under another catalog or
 configuration, so run again; the previous outputs are kept as ``.prev``), ``stale`` (the
 same, refused by ``--no-rerun-stale``), ``invalid`` (rejected before running), ``locked``
-(another runner holds it) or ``interrupted`` (stopped at a stage boundary, resumable);
+(another runner holds it), ``interrupted`` (stopped at a stage boundary, resumable),
+``catalog_missing`` (the catalog its checkpoint was made with is gone; not run against
+another) or ``unwritable`` (its files could not be written: disk full, read-only);
 ``awaiting_approval`` is the machine state of the same name: the request waits for a person
 to ``advise approve`` or ``advise deny`` a rule, then ``advise resume``.
 """
@@ -20,9 +22,9 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.artifacts import Outcome
-from agents.errors import ExitCode
 from pipeline.checkpoint_summary import CheckpointSummary
 from pipeline.context import State, WorkflowContext
+from pipeline.errors import ExitCode
 
 JobStatus = Literal[
     "done",
@@ -34,6 +36,8 @@ JobStatus = Literal[
     "invalid",
     "locked",
     "interrupted",
+    "catalog_missing",
+    "unwritable",
 ]
 MAX_LISTED = 10  # failures and invalid requests listed in the printed table
 
@@ -140,6 +144,7 @@ class BatchReport:
     peak_rss_mb_worker: float = 0.0
     workers: int = 1
     stopped: bool = False  # a stop was requested: requests after it were not started
+    storage_error: str | None = None  # a file could not be written: the batch stopped
     run_summary: Path | None = None  # this run's summary file (out/summaries/<run-id>.jsonl)
 
     @property
@@ -151,9 +156,11 @@ class BatchReport:
 
     @property
     def exit_code(self) -> ExitCode:
+        if self.storage_error is not None or self.count("unwritable"):
+            return ExitCode.STORAGE
         if self.stopped or self.count("interrupted"):
             return ExitCode.INTERRUPTED
-        if any(self.count(s) for s in ("failed", "invalid", "locked", "stale")):
+        if any(self.count(s) for s in ("failed", "invalid", "locked", "stale", "catalog_missing")):
             return ExitCode.FAILED
         if self.count("awaiting_approval"):
             return ExitCode.AWAITING_APPROVAL
@@ -173,7 +180,10 @@ class BatchReport:
             self.awaiting.append(f"{result.id or '?'} ({result.source}): {pending}")
         elif status == "stale" and len(self.stale) < MAX_LISTED:
             self.stale.append(where)
-        elif status in ("failed", "locked") and len(self.failures) < MAX_LISTED:
+        elif (
+            status in ("failed", "locked", "catalog_missing", "unwritable")
+            and len(self.failures) < MAX_LISTED
+        ):
             self.failures.append(where)
         self.llm_calls += result.llm_calls or 0
         self.tokens += result.tokens or 0
@@ -205,6 +215,7 @@ class BatchReport:
             "failures": self.failures,
             "invalid": self.invalid,
             "stale": self.stale,
+            "storage_error": self.storage_error,
         }
 
 

@@ -31,9 +31,7 @@ from pydantic import PrivateAttr
 from agents import negotiation
 from agents.artifacts import PlanRequest
 from agents.catalog import use_catalog
-from agents.errors import (
-    RunInterrupted,
-)
+from agents.files import atomic_write_many, ensure_dir, remove_temps
 from agents.llm import LLMBackend, LLMCall, LLMLedger
 from agents.reports import use_templates
 from agents.toolbox import Settings, Toolbox
@@ -48,10 +46,11 @@ from pipeline.context import (
     new_context,
     utc_now,
 )
+from pipeline.errors import RunInterrupted
 from pipeline.machine import MACHINE, Run, StageSet, fire, real_stages, run_stage
 from pipeline.outputs import keep_previous, outputs_present, render_outputs
 from pipeline.stale import Fingerprints, check_resume
-from pipeline.store import CheckpointStore, atomic_write_many, check_request_id
+from pipeline.store import CheckpointStore, check_request_id
 
 log = structlog.get_logger(__name__)
 
@@ -75,9 +74,11 @@ class ToolboxFactory:
     ) -> None:
         from agents.catalog import catalog_fingerprint, load_catalog
         from agents.llm import make_backend
+        from pipeline.workspace import source_of
 
         self.catalog = load_catalog(catalog_path)
         self.catalog_fingerprint = catalog_fingerprint(catalog_path)
+        self.catalog_source = source_of(catalog_path)
         self.llm = llm if llm is not None else make_backend(backend, model=model)
         self.index_dir = index_dir
         self._toolbox: Toolbox | None = None
@@ -242,13 +243,14 @@ def _run_locked(
     if saved is not None:
         ctx = check_resume(saved, request, current=current, config=config, force=force,
                             rerun_stale=rerun_stale, path=store.path(rid))  # fmt: skip
+        if ctx is not None:
+            ctx.catalog_source = toolbox_factory.catalog_source
         if ctx is None and saved.state is State.done:
             keep_previous(store.path(rid), out_dir, rid)
     if ctx is None:
         # Not saved yet: until intake is checkpointed there is nothing worth resuming.
-        ctx = new_context(
-            request, catalog_fingerprint=toolbox_factory.catalog_fingerprint, config=config
-        )
+        ctx = new_context(request, catalog_fingerprint=toolbox_factory.catalog_fingerprint,
+                          config=config, catalog_source=toolbox_factory.catalog_source)  # fmt: skip
     if ctx.state is not State.done:
         ledger = SavingLedger.over(ctx, store)
         tools = toolbox_factory(ledger, settings)
@@ -257,7 +259,9 @@ def _run_locked(
     if done and out_dir is not None and not outputs_present(out_dir, rid):
         files = render_outputs(ctx, stages, out_dir)  # while the last checkpoint is written
         store.flush()  # outputs only ever follow a durable "done" checkpoint
-        out_dir.mkdir(parents=True, exist_ok=True)
+        ensure_dir(out_dir)
+        for path in files:
+            remove_temps(path)  # a killed holder's; the lease makes us the only writer
         atomic_write_many(files)
     return ctx
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import structlog
 
 from agents.artifacts import PlanRequest
-from agents.errors import FingerprintMismatchError, RequestChangedError, StaleResultError
 from agents.toolbox import Settings
 from pipeline.context import RunConfig, State, WorkflowContext
+from pipeline.errors import FingerprintMismatchError, RequestChangedError, StaleResultError
 
 log = structlog.get_logger(__name__)
 

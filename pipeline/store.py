@@ -1,7 +1,8 @@
 """The checkpoint store: one ``<state_dir>/<request_id>.json`` per request, and a lock.
 
-Atomicity: a checkpoint is written to a temp file in the same directory, flushed and
-fsynced, then ``os.replace``-d over the old one and the directory is fsynced, so a reader
+Atomicity: a checkpoint is written to an exclusively created temp file with an
+unpredictable name in the same directory (``agents.files``), flushed and fsynced, then
+``os.replace``-d over the old one and the directory is fsynced, so a reader
 (or a run killed with SIGKILL) sees either the previous checkpoint or the new one, never a
 half-written file. A file that still cannot be read is moved aside to
 ``<id>.json.corrupt-<n>`` and reported, never overwritten.
@@ -17,7 +18,6 @@ store holds a request's lease, ``save`` first checks it is still held (fencing).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -31,20 +31,24 @@ import structlog
 from pydantic import ValidationError
 
 from agents.artifacts import REQUEST_ID_PATTERN
-from agents.errors import (
-    CheckpointVersionError,
-    CorruptCheckpointError,
-    UnsafeRequestIdError,
-)
+from agents.files import atomic_write, ensure_dir, fsync_dir, remove_temps
 from pipeline.checkpoint_summary import CheckpointSummary
 from pipeline.context import SCHEMA_VERSION, WorkflowContext, utc_now
+from pipeline.errors import CheckpointVersionError, CorruptCheckpointError, UnsafeRequestIdError
 from pipeline.leases import DEFAULT_TTL_S, Lease, LeaseInfo, Leases
 
 log = structlog.get_logger(__name__)
 
 _ID_RE = re.compile(REQUEST_ID_PATTERN)
-# Names the filesystem or our own files treat specially, even though the pattern allows them.
-_RESERVED = {"con", "prn", "aux", "nul", "batch-summary"}
+# Names the filesystem or our own files treat specially, even though the pattern allows
+# them: a request named after a file the batch writes in the output directory would have
+# its report replaced by it (tests/test_store_ids_and_locks.py checks the list is whole).
+RESERVED_IDS: dict[str, str] = {
+    **{name: "a device name on Windows" for name in ("con", "prn", "aux", "nul")},
+    "index": "the batch index is out/index.html",
+    "batch-summary": "the batch summary is out/batch-summary.jsonl",
+    "summaries": "the batch writes its runs' summaries in out/summaries/",
+}
 
 
 def check_request_id(request_id: object) -> str:
@@ -56,8 +60,9 @@ def check_request_id(request_id: object) -> str:
         or request_id.endswith(".")
     ):
         raise UnsafeRequestIdError(request_id)
-    if request_id.lower() in _RESERVED:
-        raise UnsafeRequestIdError(request_id, reserved=True)
+    why = RESERVED_IDS.get(request_id.lower())
+    if why is not None:
+        raise UnsafeRequestIdError(request_id, reserved=why)
     return request_id
 
 
@@ -67,48 +72,6 @@ def dump_context(ctx: WorkflowContext) -> bytes:
 
 def load_context(data: bytes | str) -> WorkflowContext:
     return WorkflowContext.model_validate_json(data)
-
-
-def temp_path(path: Path) -> Path:
-    """The one temp file used to write ``path``. A fixed name is safe because only the
-    request's lock holder writes its files, and it means a writer killed mid-write leaves
-    at most one stale temp file, overwritten or removed by the next holder."""
-    return path.with_name(f".{path.name}.tmp")
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so that readers never see a partial file."""
-    atomic_write_many({path: data})
-
-
-def atomic_write_many(files: dict[Path, bytes]) -> None:
-    """Replace each file atomically; one directory fsync per directory for the lot."""
-    written: list[tuple[Path, Path]] = []
-    try:
-        for path, data in files.items():
-            tmp = temp_path(path)
-            written.append((tmp, path))
-            with open(tmp, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-        for tmp, path in written:
-            os.replace(tmp, path)
-    except BaseException:
-        for tmp, _ in written:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-        raise
-    for directory in {path.parent for path in files}:
-        fsync_dir(directory)
-
-
-def fsync_dir(directory: Path) -> None:
-    dfd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
 
 
 class _BackgroundWriter:
@@ -217,7 +180,7 @@ class CheckpointStore:
         started = time.perf_counter()
         ctx.updated_at = utc_now()
         data = dump_context(ctx)
-        self.root.mkdir(parents=True, exist_ok=True)
+        ensure_dir(self.root)
         if self.background:
             if self._writer is None:
                 self._writer = _BackgroundWriter()
@@ -319,8 +282,7 @@ class CheckpointStore:
         lease expires. Use as a context manager; the lease is renewed until released."""
         rid = check_request_id(request_id)
         lease = self.leases.acquire(rid)
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp_path(self.path(rid)))  # left by a holder that was killed
+        remove_temps(self.path(rid))  # left by a holder that was killed
         return lease
 
     def lease_info(self, request_id: str) -> LeaseInfo | None:

@@ -18,11 +18,11 @@ import os
 import secrets
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from pipeline.index import write_index
+from agents.files import append_line, atomic_write, ensure_dir, remove_temps, storage_error
+from pipeline.index import INDEX_NAME, write_index
 from pipeline.results import SUMMARY_FIELDS, JobResult
-from pipeline.store import atomic_write
 
 MERGED_NAME = "batch-summary.jsonl"
 RUNS_DIR = "summaries"
@@ -42,17 +42,24 @@ class SummaryWriter:
         self.run_id = run_id or new_run_id()
         self.path = out_dir / RUNS_DIR / f"{self.run_id}.jsonl"
         _adopt_legacy(out_dir)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._f: TextIO = self.path.open("x", encoding="utf-8")
+        ensure_dir(self.path.parent)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+        try:
+            self._fd = os.open(self.path, flags | os.O_CLOEXEC, 0o666)
+        except OSError as exc:
+            raise storage_error(self.path, exc) from None
 
     def write(self, result: JobResult) -> None:
+        """Append the result's line, whole or not at all (a full disk raises
+        StorageError and leaves no torn line)."""
         # json.dumps, not model_dump_json: the file keeps its ", " and ": " separators.
         line = result.model_dump(mode="json", include=set(SUMMARY_FIELDS))
-        self._f.write(json.dumps(line) + "\n")
-        self._f.flush()
+        append_line(self._fd, self.path, (json.dumps(line) + "\n").encode("utf-8"))
 
     def close(self) -> None:
-        self._f.close()
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
         merge_summaries(self.out_dir)
 
 
@@ -60,7 +67,7 @@ def _adopt_legacy(out_dir: Path) -> None:
     """A ``batch-summary.jsonl`` from before per-run files becomes the oldest run's file."""
     merged, runs = out_dir / MERGED_NAME, out_dir / RUNS_DIR
     if merged.is_file() and not runs.exists():
-        runs.mkdir(parents=True)
+        ensure_dir(runs)
         atomic_write(runs / "00000000T000000000000Z-legacy.jsonl", merged.read_bytes())
 
 
@@ -80,11 +87,17 @@ def merge_summaries(out_dir: Path) -> Path:
     latest line per request id wins); returns its path. Merges are serialized by a lock,
     so two batches finishing together never interleave their writes."""
     runs = out_dir / RUNS_DIR
-    runs.mkdir(parents=True, exist_ok=True)
+    ensure_dir(runs)
     merged = out_dir / MERGED_NAME
-    fd = os.open(runs / ".merge.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    lock = runs / ".merge.lock"
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise storage_error(lock, exc) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
+        for target in (merged, out_dir / INDEX_NAME):
+            remove_temps(target)  # a killed merger's; the lock makes us the only writer
         lines: dict[str, str] = {}
         for name in sorted(n for n in os.listdir(runs) if n.endswith(".jsonl")):
             with open(runs / name, encoding="utf-8") as f:

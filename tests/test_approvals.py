@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from agents.errors import ApprovalError
 from pipeline.approvals import apply_decision
 from pipeline.cli import main
+from pipeline.errors import ApprovalError
 from pipeline.logs import configure_logging
 from pipeline.store import CheckpointStore
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from agents.errors import ExitCode, RequestInputError
 from pipeline.batch import run_batch
 from pipeline.batch_input import input_items, iter_input
+from pipeline.errors import ExitCode, RequestInputError
 from pipeline.jobs import RunOptions
 from pipeline.results import JobResult, percentile
 from pipeline.runner import GracefulStop

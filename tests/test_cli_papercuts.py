@@ -51,7 +51,7 @@ def test_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) 
         (["status", "--state", "bogus"],
          "advise status: error: argument --state: unknown state 'bogus'; choose from intake, "
          "requirements, scheduling, critique, refinement, synthesis, done, awaiting_approval, "
-         "failed, stale, unreadable"),
+         "failed, stale, catalog_missing, unreadable"),
         (["batch", "in.jsonl", "--progress-every", "0"],
          "advise batch: error: argument --progress-every: expected a number of seconds > 0, "
          "got '0'"),

@@ -156,9 +156,10 @@ def test_status_lists_broken_checkpoints_as_unreadable_and_leaves_them(
         "counts": {"unreadable": 2},
         "requests": [
             {"id": "u1", "state": "unreadable", "outcome": None, "round": None,
-             "failed_stage": None, "updated_at": ""},
+             "failed_stage": None, "updated_at": "", "catalog": "(not recorded)"},
             {"id": "u2", "state": "unreadable", "outcome": None, "round": None,
-             "failed_stage": None, "updated_at": "2026-01-02 03:04:05"},
+             "failed_stage": None, "updated_at": "2026-01-02 03:04:05",
+             "catalog": "(not recorded)"},
         ],
     }  # fmt: skip
     assert sorted(p.name for p in state.iterdir()) == ["u1.json", "u2.json"]

@@ -135,13 +135,14 @@ def test_an_unusable_file_exits_2_and_leaves_the_output_alone(
     assert out.read_text() == "old\n"
 
 
-def test_an_output_that_cannot_be_written_exits_2(
+def test_an_output_that_cannot_be_written_exits_5(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "missing" / "s.json"
-    assert main(["student", "import", str(DEMOS / "cs-junior-ap.xml"), "-o", str(out)]) == 2
+    assert main(["student", "import", str(DEMOS / "cs-junior-ap.xml"), "-o", str(out)]) == 5
     assert capsys.readouterr().err == (
-        f"error: cannot write {str(out)!r}: No such file or directory\n"
+        f"error: cannot write {str(out.parent)!r}: its directory does not exist - create it, "
+        "or choose another path\n"
     )
 
 

@@ -21,11 +21,11 @@ import pytest
 from agents.artifacts import IntakeResult, PlanRequest, Recommendation
 from agents.case import Case
 from agents.catalog import load_catalog, load_student
-from agents.errors import RunInterrupted
 from agents.llm import LLMLedger, OfflineBackend
 from agents.llm.gemini import GeminiBackend, RetryPolicy
 from agents.toolbox import Settings
 from pipeline.context import State
+from pipeline.errors import RunInterrupted
 from pipeline.logs import configure_logging
 from pipeline.machine import StageSet
 from pipeline.runner import ToolboxFactory, run_request

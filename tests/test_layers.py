@@ -17,12 +17,14 @@ PACKAGES = ("agents", "pipeline")
 
 # The domain core: sub-packages of agents/ that stage modules use and that never use them.
 CORE = (
-    "catalog", "audit", "planner", "verifier", "policy", "retrieval", "llm", "artifacts", "reports"
+    "files", "catalog", "audit", "planner", "verifier", "policy", "retrieval", "llm", "artifacts",
+    "reports",
 )  # fmt: skip
 # Lower layers never import higher ones (a package may import its own layer's peers only
 # when listed together). ``errors`` is the bottom: everything may raise its errors.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("agents.errors",),
+    ("agents.files",),
     ("agents.catalog",),
     ("agents.audit",),
     ("agents.planner", "agents.verifier"),

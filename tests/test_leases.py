@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.errors import LockHeldError
 from pipeline import leases as leases_module
+from pipeline.errors import LockHeldError
 from pipeline.leases import Holder, Lease, LeaseInfo, Leases, read_lease, this_machine
 from pipeline.store import CheckpointStore
 from pipeline.store_api import CheckpointBackend, RequestLease, iso
@@ -209,7 +209,7 @@ def test_foreign_lease_is_refused_until_it_expires_then_taken_over(
 
 
 HOLDER_SCRIPT = """
-import sys, pathlib, agents.errors, pipeline.leases, pipeline.logs
+import sys, pathlib, pipeline.errors, pipeline.leases, pipeline.logs
 pipeline.logs.configure_logging("warning", stream=sys.stderr)
 leases = pipeline.leases.Leases(pathlib.Path(sys.argv[1]))
 print("ready", flush=True)
@@ -217,7 +217,7 @@ if sys.argv[2] == "race":
     sys.stdin.readline()
 try:
     lease = leases.acquire("r1")
-except agents.errors.LockHeldError:
+except pipeline.errors.LockHeldError:
     sys.exit(print("held", flush=True))
 print("won", flush=True)
 sys.stdin.read()  # hold the lease until stdin closes

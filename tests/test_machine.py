@@ -10,9 +10,9 @@ import pytest
 
 from agents.artifacts import Critique
 from agents.case import Case
-from agents.errors import MachineDefinitionError, TransitionRefusedError
 from agents.toolbox import Settings
 from pipeline.context import STAGES, State, WorkflowContext, new_context
+from pipeline.errors import MachineDefinitionError, TransitionRefusedError
 from pipeline.machine import (
     MACHINE,
     STAGE_TABLE,

@@ -14,15 +14,15 @@ import pytest
 
 from agents.artifacts import Schedule
 from agents.case import Case
-from agents.errors import (
+from agents.llm import LLMCall
+from agents.toolbox import Settings
+from pipeline.context import State
+from pipeline.errors import (
     FingerprintMismatchError,
     LockHeldError,
     RequestChangedError,
     RunInterrupted,
 )
-from agents.llm import LLMCall
-from agents.toolbox import Settings
-from pipeline.context import State
 from pipeline.runner import GracefulStop, ToolboxFactory
 from tests.fake_stages import FAKE, Harness, make_request, write_catalog
 

@@ -204,8 +204,8 @@ def test_status_lists_stale_requests_as_their_own_state(
     assert main(["status", *OLD, "--max-rounds", "5"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("2 checkpoint(s) in state: failed 1, stale 1\n")
-    assert "stale: finished under another catalog or configuration than the current" in (
-        out.replace("\n", " ")
+    assert "stale: its catalog or the configuration changed since it finished" in (
+        " ".join(out.split())
     )
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.errors import MachineDefinitionError
 from pipeline import machine, startup
 from pipeline.cli import main
+from pipeline.errors import MachineDefinitionError
 
 REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("ortools", "pandas", "numpy", "whoosh", "google.genai", "rich", "asyncio", "yaml")

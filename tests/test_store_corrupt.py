@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.errors import CheckpointVersionError, CorruptCheckpointError
+from pipeline.errors import CheckpointVersionError, CorruptCheckpointError
 from pipeline.store import CheckpointStore, dump_context
 from tests.store_helpers import _ctx
 

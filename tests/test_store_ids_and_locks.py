@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.errors import LockHeldError, UnsafeRequestIdError
-from pipeline.store import CheckpointStore, check_request_id
+from pipeline.errors import LockHeldError, UnsafeRequestIdError
+from pipeline.store import RESERVED_IDS, CheckpointStore, check_request_id
 
 
 @pytest.mark.parametrize(
@@ -29,15 +29,35 @@ def test_unsafe_request_id_is_rejected_before_touching_the_filesystem(
     assert not (tmp_path / "state").exists()
 
 
-@pytest.mark.parametrize("bad", ["con", "CON", "batch-summary"])
-def test_reserved_request_id_is_rejected_with_its_reason(tmp_path: Path, bad: str) -> None:
+@pytest.mark.parametrize(
+    ("bad", "why"),
+    [
+        ("con", "a device name on Windows"),
+        ("CON", "a device name on Windows"),
+        ("batch-summary", "the batch summary is out/batch-summary.jsonl"),
+        ("index", "the batch index is out/index.html"),
+        ("Index", "the batch index is out/index.html"),
+    ],
+)
+def test_reserved_request_id_is_rejected_with_its_reason(
+    tmp_path: Path, bad: str, why: str
+) -> None:
     store = CheckpointStore(tmp_path / "state")
     with pytest.raises(UnsafeRequestIdError) as err:
         store.lock(bad)
     assert str(err.value) == (
-        f"unsafe request id {bad!r}: {bad!r} is a reserved file name; choose another id"
+        f"unsafe request id {bad!r}: {bad!r} is a reserved file name ({why}); choose another id"
     )
     assert not (tmp_path / "state").exists()
+
+
+def test_every_name_the_batch_writes_in_the_output_directory_is_a_reserved_id() -> None:
+    from pipeline.index import INDEX_NAME
+    from pipeline.summaries import MERGED_NAME, RUNS_DIR
+
+    batch_files = {INDEX_NAME, MERGED_NAME, RUNS_DIR}
+    stems = {name.split(".", 1)[0] for name in batch_files}
+    assert stems <= RESERVED_IDS.keys()
 
 
 def test_safe_request_ids_pass() -> None:

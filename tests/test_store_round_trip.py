@@ -224,7 +224,7 @@ def test_saved_checkpoint_loads_back_equal(tmp_path: Path) -> None:
 def test_contexts_of_finished_runs_round_trip(tmp_path: Path) -> None:
     """Every artifact type, as the agents really fill them (audit trees included)."""
     from agents.artifacts import PlanRequest
-    from agents.errors import MachineDefinitionError
+    from pipeline.errors import MachineDefinitionError
     from pipeline.machine import real_stages
     from tests.fake_stages import FAKE, Harness
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.errors import StorageError
 from pipeline.store import CheckpointStore, load_context
 from tests.store_helpers import _ctx
 
@@ -26,7 +27,7 @@ def test_failed_write_leaves_the_previous_checkpoint_and_no_temp_file(
 
     monkeypatch.setattr(os, "fsync", broken_fsync)
     ctx.round = 2
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(StorageError, match="no space left on the device"):
         store.save(ctx)
     assert (tmp_path / "r1.json").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r1.json"]
@@ -53,6 +54,6 @@ def test_background_write_error_surfaces_on_flush(
 
     monkeypatch.setattr(os, "fsync", broken_fsync)
     store.save(_ctx())
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(StorageError, match="no space left on the device"):
         store.flush()
     assert list(tmp_path.iterdir()) == []

@@ -28,7 +28,6 @@ import os
 import pickle
 import stat
 import sys
-import tempfile
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
@@ -40,7 +39,8 @@ from pydantic import BaseModel
 
 from agents.catalog.base import cached_names
 from agents.catalog.model import Catalog
-from agents.errors import CatalogError
+from agents.errors import CatalogError, StorageError
+from agents.files import atomic_write
 
 log = structlog.get_logger(__name__)
 
@@ -159,21 +159,12 @@ def write_entry(path: Path, catalog: Catalog) -> bool:
     when the directory cannot be written (the cache is then simply not used)."""
     payload = pickle.dumps(_without_caches(catalog), protocol=pickle.HIGHEST_PROTOCOL)
     header = FORMAT + b" " + hashlib.sha256(payload).hexdigest().encode() + b"\n"
-    tmp: str | None = None
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(header)
-            f.write(payload)
-        os.replace(tmp, path)
-        tmp = None
-    except OSError as exc:
+        atomic_write(path, header + payload, mode=0o600)
+    except (OSError, StorageError) as exc:
         log.debug("catalog.cache_unwritable", entry=str(path), error=str(exc))
         return False
-    finally:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
     _prune(path.parent, keep=KEEP)
     return True
 

@@ -11,8 +11,6 @@ written without '.0'. ``write_catalog`` writes it atomically.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,7 @@ from agents.catalog.model import Catalog
 from agents.catalog.parse import parse_catalog
 from agents.catalog.prereq import PrereqNode, format_prereq, parse_prereq
 from agents.errors import CatalogError, LayoutError, PrereqSyntaxError
+from agents.files import atomic_write_text
 
 
 def prereq_text(node: PrereqNode) -> str | None:
@@ -80,16 +79,7 @@ def write_json_atomic(path: Path, data: Any) -> None:
 def write_text_atomic(path: Path, text: str) -> None:
     """Write ``text`` so that ``path`` holds either the old file or the whole new one."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_text(path, text)
 
 
 def build_to_file(directory: str | Path, out: str | Path) -> Catalog:

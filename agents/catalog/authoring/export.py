@@ -22,6 +22,7 @@ from agents.catalog.courses import Course
 from agents.catalog.model import Catalog
 from agents.catalog.prereq import PrereqNode
 from agents.errors import LayoutError
+from agents.files import atomic_write_text
 
 
 def _prereq_cell(node: PrereqNode | None) -> str:
@@ -151,6 +152,6 @@ def export_catalog(catalog: Catalog, directory: str | Path, force: bool = False)
     written = []
     for name, text in files.items():
         path = root / name
-        path.write_text(text, encoding="utf-8", newline="\n")
+        atomic_write_text(path, text)
         written.append(path)
     return written
