@@ -26,7 +26,10 @@ Hierarchy::
      │    └── UnsafePathError      a write target that is a symlink (never written through)
      ├── LLMError                  an LLM backend failed (see agents.llm)
      │    ├── LLMConfigError       missing key or bad model settings; says how to fix
-     │    └── LLMReplyError        a reply that is malformed or breaks the schema
+     │    ├── LLMReplyError        a reply that is malformed or breaks the schema
+     │    ├── LLMResponseError     an HTTP 2xx response whose body is not a JSON object
+     │    │                        (a proxy's error page): transient, retried
+     │    └── LLMDeadlineError     a call cut at its total deadline (also a TimeoutError)
      └── PipelineError             the engine (pipeline/): see ``pipeline.errors``
 
 Every error carries the offending input in its message (quoted with ``!r``) and, where
@@ -213,6 +216,36 @@ class LLMConfigError(LLMError):
 
 class LLMReplyError(LLMError):
     """A reply that is malformed or breaks the expected schema."""
+
+
+class LLMResponseError(LLMError):
+    """An HTTP 2xx response whose body is not a JSON object (a proxy's or gateway's error
+    page, an empty or cut body) or not a Gemini reply, so there is no reply to read. A
+    transient fault: retried like a 503, then the offline path answers."""
+
+    def __init__(
+        self, status: int, content_type: str, body: bytes, problem: str = "is not a JSON object"
+    ) -> None:
+        self.status = status
+        self.content_type = content_type
+        self.body = body
+        start = body[:80].decode("utf-8", "replace")
+        super().__init__(
+            f"HTTP {status} response body {problem} "
+            f"({content_type or 'no content type'}, {len(body)} bytes, starting {start!r})"
+        )
+
+
+class LLMDeadlineError(LLMError, TimeoutError):
+    """A call that passed its total deadline (all attempts, waits and every byte of the
+    reply), cut where it stood. Not retried: there is no time left."""
+
+    def __init__(self, deadline_s: float, setting: str) -> None:
+        self.deadline_s = deadline_s
+        super().__init__(
+            f"no complete reply within the call's deadline of {deadline_s:g} s "
+            f"(raise {setting} to wait longer)"
+        )
 
 
 class PipelineError(AdvisingError):

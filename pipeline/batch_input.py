@@ -18,10 +18,11 @@ from typing import Any, BinaryIO
 from pydantic import ValidationError
 
 from agents.artifacts import PlanRequest, artifact_schema
-from agents.catalog import schema_problems
+from agents.catalog import limits, schema_problems
 from agents.catalog.exceptions import error_path, load_exceptions
+from agents.catalog.limits import LIMITS, MiB, size_problem
 from agents.catalog.terms import Calendar, active_calendar, use_calendar
-from agents.catalog.validation import pydantic_problem
+from agents.catalog.validation import pydantic_problem, too_long
 from agents.errors import ExceptionsFileError, StudentRecordError
 from pipeline.checkpoint_summary import CheckpointSummary
 from pipeline.context import State
@@ -52,23 +53,44 @@ def iter_input(spec: str) -> Iterator[InputItem]:
     if path.is_dir():
         names = sorted(e.name for e in os.scandir(path) if e.name.endswith(".json"))
         for name in names:
-            try:
-                yield InputItem(source=name, text=(path / name).read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError) as exc:
-                yield InputItem(source=name, error=f"cannot read: {exc}")
+            yield read_item(path / name)
         return
     with path.open("rb") as f:
         yield from _lines(f)
 
 
+_TOO_BIG = "split it, or shorten its text"
+
+
 def _lines(f: BinaryIO) -> Iterator[InputItem]:
-    for number, data in enumerate(f, 1):
+    """One item per non-blank line; a line over the request size limit is an item with
+    its error, read past without holding it in memory."""
+    limit = LIMITS["request_bytes"]
+    number = 0
+    while data := f.readline(limit.value + 1):
+        number += 1
+        source = f"line {number}"
+        if len(data) > limit.value and not data.endswith(b"\n"):
+            size = len(data)
+            while rest := f.readline(MiB):
+                size += len(rest.rstrip(b"\r\n"))
+                if rest.endswith(b"\n"):
+                    break
+            yield InputItem(source=source, error=limit.problem(size, _TOO_BIG))
+            continue
         if not data.strip():
             continue
         try:
-            yield InputItem(source=f"line {number}", text=data.decode("utf-8").rstrip())
+            yield InputItem(source=source, text=data.decode("utf-8").rstrip())
         except UnicodeDecodeError as exc:
-            yield InputItem(source=f"line {number}", error=f"not UTF-8 text ({exc.reason})")
+            yield InputItem(source=source, error=_not_utf8(data, exc, "line"))
+
+
+def _not_utf8(data: bytes, exc: UnicodeDecodeError, of: str) -> str:
+    return (
+        f"not UTF-8 text (byte {data[exc.start]:#04x} at byte {exc.start + 1:,} of the "
+        f"{of}); save the file as UTF-8"
+    )
 
 
 def resume_items(
@@ -81,7 +103,8 @@ def resume_items(
 ) -> Iterator[InputItem]:
     """Every checkpoint that is not finished, whose outputs are missing, or that is stale
     (finished under other fingerprints than its own catalog - or the catalog ``named`` -
-    and the configuration give now, see ``known``); with ``every``, all of them. A
+    and the configuration give now, see ``known``) or degraded (``pipeline.degraded``);
+    with ``every``, all of them. A
     finished request whose own catalog is gone is left alone (``advise status`` lists it);
     an unfinished one is yielded, and reported as such by the worker."""
     for rid in store.ids():
@@ -105,7 +128,7 @@ def _stale(
         now = known.for_request(summary.request_id, summary.catalog_source, named)
     except CatalogSourceMissingError:
         return False
-    return now.differs(summary.fingerprints)
+    return now.differs(summary.fingerprints) or bool(summary.degraded)
 
 
 @dataclass(frozen=True)
@@ -176,17 +199,23 @@ class RequestValidator:
         if item.error is not None or item.text is None:
             return Invalid(None, item.error or "empty")
         try:
-            raw = json.loads(item.text)
+            raw = limits.loads(item.text)
         except json.JSONDecodeError as exc:
             where = (
                 f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
             )
             return Invalid(None, f"not valid JSON at {where}: {exc.msg}")
+        except ValueError as exc:  # nested too deeply, a number too long
+            return Invalid(None, str(exc))
+        if (bad := limits.unicode_problem(raw)) is not None:
+            rid = raw.get("request_id") if isinstance(raw, dict) else None
+            return Invalid(rid if isinstance(rid, str) and not limits.unicode_problem(rid)
+                           else None, bad)  # fmt: skip
         if is_student_record(raw):
             return Invalid(None, NOT_A_PLAN_REQUEST)
         rid = raw.get("request_id") if isinstance(raw, dict) else None
         rid = rid if isinstance(rid, str) else None
-        problems = schema_problems(raw, self._schema)
+        problems = _long_lists(raw) or schema_problems(raw, self._schema)
         if problems:
             return Invalid(rid, joined(problems))
         try:
@@ -224,6 +253,20 @@ class RequestValidator:
         return request.model_copy(update={"student": student})
 
 
+def _long_lists(raw: object) -> list[str]:
+    """The record's course lists over their limit, found before the schema checks every
+    entry of them (seconds for a line of 17,000 courses)."""
+    student = raw.get("student") if isinstance(raw, dict) else None
+    if not isinstance(student, dict):
+        return []
+    limit = LIMITS["record_courses"].value
+    return [
+        f"$.student.{name}: {too_long(len(value), limit, items=True)}"
+        for name in ("courses", "registered")
+        if isinstance(value := student.get(name), list) and len(value) > limit
+    ]
+
+
 def input_items(spec: str) -> tuple[Iterator[InputItem], int | None]:
     """The items of ``spec`` (JSONL file, directory, or '-') and their count if cheap."""
     if spec != "-" and not Path(spec).exists():
@@ -240,13 +283,26 @@ def _count(spec: str) -> int | None:
         return None
     if path.is_dir():
         return sum(1 for e in os.scandir(path) if e.name.endswith(".json"))
+    count, content = 0, False
     with path.open("rb") as f:
-        return sum(1 for line in f if line.strip())
+        while data := f.readline(MiB):  # an oversized line is never held whole
+            content = content or bool(data.strip())
+            if data.endswith(b"\n"):
+                count, content = count + content, False
+    return count + content
 
 
 def read_item(path: Path) -> InputItem:
-    """One request file as an input item (an unreadable file is an item with its error)."""
+    """One request file as an input item (an unreadable or oversized file is an item with
+    its error)."""
+    problem = size_problem(path, "request_bytes", _TOO_BIG)
+    if problem is not None:
+        return InputItem(source=path.name, error=problem)
     try:
-        return InputItem(source=path.name, text=path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+        data = path.read_bytes()
+    except OSError as exc:
         return InputItem(source=path.name, error=f"cannot read: {exc}")
+    try:
+        return InputItem(source=path.name, text=data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return InputItem(source=path.name, error=_not_utf8(data, exc, "file"))

@@ -73,12 +73,24 @@ class CheckpointSummary(BaseModel):
     config_fingerprint: Lenient[str] = Field(
         default=None, description="sha256 of the configuration the request ran under."
     )
+    degraded: Lenient[dict[str, str]] = Field(
+        default=None,
+        description="Stages the LLM backend failed in (stage -> what failed); None when none.",
+    )
     llm_calls: int = Field(default=0, description="LLM calls in the checkpoint's ledger.")
     tokens: int = Field(default=0, description="Input plus output tokens of those calls.")
 
     @property
     def fingerprints(self) -> Fingerprints:
         return Fingerprints(self.catalog_fingerprint, self.config_fingerprint)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _none_degraded(cls, data: Any) -> Any:
+        """No degraded stage reads as None, as in a checkpoint from before they were kept."""
+        if isinstance(data, dict) and not data.get("degraded"):
+            return {**data, "degraded": None}
+        return data
 
     @model_validator(mode="before")
     @classmethod

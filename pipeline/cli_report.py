@@ -1,6 +1,6 @@
 """The table ``advise batch`` and ``advise resume --all`` print when they finish (without
 ``--json``): statuses, outcomes, LLM use and time per request, then every failed, invalid,
-stale or waiting request and where the summary lines are."""
+stale, waiting or degraded request and where the summary lines are."""
 
 from __future__ import annotations
 
@@ -36,10 +36,14 @@ def print_report(report: BatchReport, opts: RunOptions) -> None:
                   f"current {opts.current.short()}; rerun, previous outputs kept as .prev",
                   markup=False, highlight=False)  # fmt: skip
     listed = [("failed", report.failures), ("invalid", report.invalid), ("stale", report.stale),
-              ("awaiting approval", report.awaiting)]  # fmt: skip
+              ("awaiting approval", report.awaiting), ("degraded", report.degraded)]  # fmt: skip
     for title, lines in listed:
         for line in lines:
             out.print(f"{title}: {line}", markup=False, highlight=False)
+    if report.count("degraded"):
+        out.print("degraded: done, but the LLM backend failed and the offline path answered; "
+                  "rerun the same command with a working backend to redo just those stages",
+                  markup=False, highlight=False)  # fmt: skip
     if report.storage_error is not None:
         out.print(f"storage: {report.storage_error}; requests not started were left for a "
                   "rerun of the same command", markup=False, highlight=False)  # fmt: skip

@@ -20,7 +20,7 @@ from pipeline.cli_common import (
     positive,
     seconds,
 )
-from pipeline.errors import CheckpointMissingError, RequestInputError
+from pipeline.errors import CheckpointMissingError, ExitCode, RequestInputError
 
 if TYPE_CHECKING:
     from agents.artifacts import PlanRequest
@@ -33,6 +33,8 @@ exit codes (all pipeline commands):
   0  everything asked for finished        2  usage or input error (nothing run)
   1  some request failed, invalid, locked  3  interrupted (Ctrl-C / SIGTERM), resumable
   4  nothing failed, but some request awaits approval (advise approve/deny, then resume)
+  5  storage: a directory full, read-only or not writable (the path is named)
+  6  degraded: the LLM backend failed and the offline path answered (rerun to redo)
 """
 
 
@@ -255,6 +257,7 @@ def _single(args: argparse.Namespace, opts: RunOptions, request: PlanRequest) ->
         "rounds": ctx.round,
         "outputs": outputs if done else [],
         "error": error,
+        "degraded": {stage.value: why for stage, why in ctx.degraded.items()} if done else {},
     }
     if args.json:
         print(json.dumps(result))
@@ -262,6 +265,11 @@ def _single(args: argparse.Namespace, opts: RunOptions, request: PlanRequest) ->
         print(f"{ctx.request_id}: {ctx.outcome} after {ctx.round} round(s) -> {outputs[0]}")
     else:
         print(f"{ctx.request_id}: failed at {error}; fix and 'advise resume {ctx.request_id}'")
+    if done and ctx.degraded:  # usable, but the LLM backend failed (pipeline.degraded)
+        from pipeline.degraded import degraded_note
+
+        print(degraded_note(ctx), file=sys.stderr)
+        return int(ExitCode.DEGRADED)
     return EXIT_OK if done else EXIT_FAILED
 
 

@@ -163,6 +163,12 @@ class WorkflowContext(_Model):
     ledger: LLMLedger = Field(
         default_factory=LLMLedger, description="Every LLM call, reused on resume."
     )
+    degraded: dict[State, str] = Field(
+        default_factory=dict,
+        description="Stages whose LLM call failed (the backend, not the reply: HTTP error, "
+        "timeout, deadline, unreadable body), so the stage used its offline path: stage -> "
+        "what failed. A later run with a working backend redoes them (pipeline.degraded).",
+    )
     outcome: Outcome | None = Field(
         default=None, description="Terminal status decided when the loop ended."
     )
@@ -308,6 +314,9 @@ def describe(ctx: WorkflowContext) -> str:
     for e in ctx.errors:
         out.append(f"  {e.stage.value} round {e.round} attempt {e.attempt}: {e.type}: {e.message}")
         out += [f"    at {frame}" for frame in e.traceback]
+    if ctx.degraded:
+        out += ["", "degraded (the LLM backend failed; a rerun with a working one redoes it):"]
+        out += [f"  {stage.value}: {why}" for stage, why in ctx.degraded.items()]
     ledger = ctx.ledger
     out += [
         "",

@@ -72,6 +72,10 @@ class ExitCode(IntEnum):
     """The environment, not a request: a directory full, read-only or not writable, or a
     file that must not be written through (a symlink). Checkpoints written before it stay
     valid; free space or fix the permissions, then rerun the same command."""
+    DEGRADED = 6
+    """Nothing failed or waits, but some request finished *degraded*: its LLM backend
+    failed and a stage used the offline path (``pipeline.degraded``). The results are
+    usable; rerun the same command with a working backend to redo just those stages."""
 
 
 class MachineDefinitionError(PipelineError):

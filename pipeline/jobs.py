@@ -146,7 +146,8 @@ class WorkerState:
         self, request: PlanRequest, summary: CheckpointSummary | None, current: Fingerprints
     ) -> tuple[CheckpointSummary | None, bool]:
         """(the checkpoint, read fast, if the request can be skipped: done, outputs present,
-        same fingerprints, not forced; whether it is stale: done under other fingerprints)."""
+        same fingerprints, not forced, not degraded; whether it is stale: done under other
+        fingerprints)."""
         if (
             summary is None
             or summary.state is not State.done
@@ -156,6 +157,8 @@ class WorkerState:
         if summary.fingerprints.differs(current):
             return None, True
         if self.opts.force or not outputs_present(self.opts.out_dir, request.request_id):
+            return None, False
+        if summary.degraded:  # its LLM backend failed last time: redo those stages
             return None, False
         return summary, False
 

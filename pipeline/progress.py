@@ -46,6 +46,7 @@ BUCKETS: Final[dict[JobStatus, Bucket]] = {
     "done": "done",
     "rerun_stale": "done",
     "skipped": "done",
+    "degraded": "done",
     "awaiting_approval": "awaiting_approval",
     "failed": "failed",
     "locked": "failed",

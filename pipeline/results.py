@@ -10,7 +10,9 @@ same, refused by ``--no-rerun-stale``), ``invalid`` (rejected before running), `
 ``catalog_missing`` (the catalog its checkpoint was made with is gone; not run against
 another) or ``unwritable`` (its files could not be written: disk full, read-only);
 ``awaiting_approval`` is the machine state of the same name: the request waits for a person
-to ``advise approve`` or ``advise deny`` a rule, then ``advise resume``.
+to ``advise approve`` or ``advise deny`` a rule, then ``advise resume``. ``degraded`` is
+done, but a stage answered from the offline path because the LLM backend failed
+(``pipeline.degraded``; ``error`` says what failed): the next run redoes just that part.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.artifacts import Outcome
 from pipeline.checkpoint_summary import CheckpointSummary
 from pipeline.context import State, WorkflowContext
+from pipeline.degraded import degraded_line
 from pipeline.errors import ExitCode
 
 JobStatus = Literal[
@@ -38,6 +41,7 @@ JobStatus = Literal[
     "interrupted",
     "catalog_missing",
     "unwritable",
+    "degraded",
 ]
 MAX_LISTED = 10  # failures and invalid requests listed in the printed table
 
@@ -60,7 +64,10 @@ class JobResult(BaseModel):
     llm_calls: int | None = Field(default=None, description="LLM calls in the request's ledger.")
     tokens: int | None = Field(default=None, description="LLM tokens (input + output) spent.")
     ms: float = Field(default=0.0, description="Wall time of the job in milliseconds.")
-    error: str | None = Field(default=None, description="Why the request failed or was refused.")
+    error: str | None = Field(
+        default=None,
+        description="Why the request failed or was refused; for a degraded one, what failed.",
+    )
     stage_ms: dict[str, float] = Field(
         default_factory=dict, description="Milliseconds per stage (all rounds and attempts)."
     )
@@ -83,11 +90,16 @@ class JobResult(BaseModel):
             error = "awaiting approval: " + ", ".join(
                 f"{a.rule_id} ({', '.join(a.terms)}) by {a.approver}" for a in waiting
             )
+        degraded = ctx.state is State.done and bool(ctx.degraded)
+        if degraded:
+            error = degraded_line(ctx)
         return cls(
             id=ctx.request_id,
             source=source,
             status=(
-                "done"
+                "degraded"
+                if degraded
+                else "done"
                 if ctx.state is State.done
                 else "awaiting_approval"
                 if ctx.state is State.awaiting_approval
@@ -132,6 +144,7 @@ class BatchReport:
     invalid: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)  # refused stale requests
     awaiting: list[str] = field(default_factory=list)  # requests waiting for approval
+    degraded: list[str] = field(default_factory=list)  # done on the offline fallback
     llm_calls: int = 0
     tokens: int = 0
     durations_ms: list[float] = field(default_factory=list)
@@ -164,6 +177,8 @@ class BatchReport:
             return ExitCode.FAILED
         if self.count("awaiting_approval"):
             return ExitCode.AWAITING_APPROVAL
+        if self.count("degraded"):
+            return ExitCode.DEGRADED
         return ExitCode.OK
 
     def add(self, result: JobResult) -> None:
@@ -180,6 +195,8 @@ class BatchReport:
             self.awaiting.append(f"{result.id or '?'} ({result.source}): {pending}")
         elif status == "stale" and len(self.stale) < MAX_LISTED:
             self.stale.append(where)
+        elif status == "degraded" and len(self.degraded) < MAX_LISTED:
+            self.degraded.append(where)
         elif (
             status in ("failed", "locked", "catalog_missing", "unwritable")
             and len(self.failures) < MAX_LISTED
@@ -215,6 +232,7 @@ class BatchReport:
             "failures": self.failures,
             "invalid": self.invalid,
             "stale": self.stale,
+            "degraded": self.degraded,
             "storage_error": self.storage_error,
         }
 

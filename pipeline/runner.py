@@ -35,6 +35,7 @@ from agents.files import atomic_write_many, ensure_dir, remove_temps
 from agents.llm import LLMBackend, LLMCall, LLMLedger
 from agents.reports import use_templates
 from agents.toolbox import Settings, Toolbox
+from pipeline import degraded
 from pipeline.approvals import deny_pending
 from pipeline.context import (
     TERMINAL,
@@ -247,6 +248,10 @@ def _run_locked(
             ctx.catalog_source = toolbox_factory.catalog_source
         if ctx is None and saved.state is State.done:
             keep_previous(store.path(rid), out_dir, rid)
+        if ctx is not None and ctx.state is State.done and ctx.degraded:
+            keep_previous(store.path(rid), out_dir, rid)  # the LLM backend failed last time
+            ctx = degraded.redo(ctx)
+            store.save(ctx)
     if ctx is None:
         # Not saved yet: until intake is checkpointed there is nothing worth resuming.
         ctx = new_context(request, catalog_fingerprint=toolbox_factory.catalog_fingerprint,
@@ -320,6 +325,7 @@ def _run_stage(run: Run, stages: StageSet, tools: Toolbox, store: CheckpointStor
     attempt = ctx.attempts.get(name, 0) + 1
     ctx.attempts[name] = attempt
     round_ = ctx.round
+    calls = len(ctx.ledger.calls)
     started = time.perf_counter()
     try:
         try:
@@ -361,6 +367,7 @@ def _run_stage(run: Run, stages: StageSet, tools: Toolbox, store: CheckpointStor
     ms = (time.perf_counter() - started) * 1000
     ctx.timings.append(StageTiming(stage=name, round=round_, attempt=attempt, ms=ms, ok=True))
     ctx.failed_stage = None
+    degraded.note_stage(ctx, name, calls)
     store.save(ctx)
     log.info(
         "stage.done",

@@ -4,11 +4,12 @@
 ``POST /{version}/models/{model}:generateContent`` the way the Gemini API does, so the
 real google-genai client can be pointed at it with ``HttpOptions(base_url=...)``:
 
-- replies come from a queue of ``Reply`` objects (status, JSON or raw body, headers such
-  as ``Retry-After``, and a delay to provoke client timeouts); helpers build the real
-  shapes: ``text_reply`` (``candidates[0].content.parts[0].text`` plus ``usageMetadata``)
-  and ``error_reply`` (``{"error": {code, message, status, details}}`` with an optional
-  ``google.rpc.RetryInfo`` ``retryDelay``);
+- replies come from a queue of ``Reply`` objects (status, JSON or raw body, content type,
+  headers such as ``Retry-After``, a delay to provoke client timeouts, and a drip: the
+  body sent one byte at a time, ``drip_s`` apart, as a stalling proxy sends it); helpers
+  build the real shapes: ``text_reply`` (``candidates[0].content.parts[0].text`` plus
+  ``usageMetadata``) and ``error_reply`` (``{"error": {code, message, status, details}}``
+  with an optional ``google.rpc.RetryInfo`` ``retryDelay``);
 - every request is recorded (method, path, version, model, headers, JSON body) before it
   is answered, so a test can assert what the SDK sent and how often;
 - with the queue empty it answers 400 (not retryable) with a message saying so, so a test
@@ -51,6 +52,8 @@ class Reply:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    drip_s: float = 0.0  # > 0: the body goes out one byte at a time, this far apart
+    content_type: str = "application/json; charset=UTF-8"
 
 
 @dataclass
@@ -206,8 +209,9 @@ class FakeGemini:
                 )
             return self._queue.popleft()
 
-    def _wait(self, seconds: float) -> None:
-        self._stopping.wait(seconds)
+    def _wait(self, seconds: float) -> bool:
+        """Wait (in the server's handler thread only); False once the server is stopping."""
+        return not self._stopping.wait(seconds)
 
 
 def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
@@ -259,14 +263,23 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
                 data = json.dumps(reply.body).encode("utf-8")
             try:
                 self.send_response(reply.status)
-                self.send_header("Content-Type", "application/json; charset=UTF-8")
+                self.send_header("Content-Type", reply.content_type)
                 self.send_header("Content-Length", str(len(data)))
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
                 self.end_headers()
-                self.wfile.write(data)
+                if reply.drip_s:
+                    self._drip(data, reply.drip_s)
+                else:
+                    self.wfile.write(data)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up first (a timeout test); nothing to answer
+
+        def _drip(self, data: bytes, every_s: float) -> None:
+            for i in range(len(data)):
+                self.wfile.write(data[i : i + 1])
+                if not fake._wait(every_s):
+                    return  # the server is stopping
 
         def log_message(self, format: str, *args: Any) -> None:
             pass  # tests stay quiet; the recorded requests are the log

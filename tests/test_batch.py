@@ -191,7 +191,11 @@ def test_stdin_is_read_line_by_line(h: Harness, monkeypatch: pytest.MonkeyPatch)
     run_batch(items, _opts(h), stop=GracefulStop())
     assert [(r["id"], r["status"], r["error"]) for r in _summary(h)] == [
         ("s1", "done", None),
-        (None, "invalid", "not UTF-8 text (invalid start byte)"),
+        (
+            None,
+            "invalid",
+            "not UTF-8 text (byte 0xff at byte 1 of the line); save the file as UTF-8",
+        ),
     ]
 
 

@@ -64,6 +64,7 @@ def test_run_json_and_failed_exit_code(ws: Path, capsys: pytest.CaptureFixture[s
         "rounds": 1,
         "outputs": [],
         "error": "synthesis: fake synthesis failure for 'r1'",
+        "degraded": {},
     }
 
 

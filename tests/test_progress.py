@@ -62,13 +62,13 @@ def test_hms(seconds: float, text: str) -> None:
 def test_tally_counts_every_status_in_one_bucket_and_times_with_its_clock() -> None:
     assert set(BUCKETS) == set(get_args(JobStatus))
     now = [100.0]
-    tally = ProgressTally(12, clock=lambda: now[0])
+    tally = ProgressTally(13, clock=lambda: now[0])
     for status in get_args(JobStatus):
         tally.add(status)
     now[0] = 103.0
     assert tally.snapshot().fields() == {
-        "processed": 11, "total": 12, "done": 3, "failed": 6, "invalid": 1,
-        "awaiting_approval": 1, "rate": 3.67, "eta_s": 0.3,
+        "processed": 12, "total": 13, "done": 4, "failed": 6, "invalid": 1,
+        "awaiting_approval": 1, "rate": 4.0, "eta_s": 0.2,
     }  # fmt: skip
 
 

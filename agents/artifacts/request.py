@@ -16,6 +16,7 @@ from agents.catalog import (
     TERM_CODE_PATTERN,
     StudentRecord,
 )
+from agents.catalog.limits import LIMITS
 
 
 class TimePreferences(Artifact):
@@ -40,7 +41,11 @@ class PlanRequest(Artifact):
         description="Unique id; letters, digits, '.', '_' and '-' only (used as a file name).",
     )
     student: StudentRecord = Field(description="The student's academic record.")
-    text: str = Field(default="", description="The student's request in their own words.")
+    text: str = Field(
+        default="",
+        max_length=LIMITS["request_text"].value,
+        description="The student's request in their own words.",
+    )
     intent: Intent | None = Field(
         default=None, description="What the student wants; read from the text when absent."
     )

@@ -20,6 +20,7 @@ from pathlib import Path
 import structlog
 
 from agents.catalog.cache import cached_catalog
+from agents.catalog.limits import LIMITS
 from agents.catalog.model import Catalog
 from agents.catalog.parse import (
     SCHEMA_FILE,
@@ -29,7 +30,7 @@ from agents.catalog.parse import (
     published_catalog_schema,
 )
 from agents.catalog.schemas import write_schema_file
-from agents.errors import CatalogError
+from agents.errors import CatalogError, CatalogSchemaError
 
 log = structlog.get_logger(__name__)
 
@@ -63,6 +64,9 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
         raise CatalogError(
             str(p), ["file not found; pass the path of a catalog JSON file"]
         ) from None
+    limit = LIMITS["catalog_bytes"]
+    if stat.st_size > limit.value:
+        raise CatalogError(str(p), [limit.problem(stat.st_size, "is this a catalog file?")])
     return _load_cached(str(p.resolve()), stat.st_mtime_ns, stat.st_size)
 
 
@@ -82,9 +86,20 @@ def _load_cached(path: str, _mtime: int, _size: int) -> Catalog:
     data = Path(path).read_bytes()
     return cached_catalog(
         hashlib.sha256(data).hexdigest(),
-        lambda: parse_catalog_text(data.decode("utf-8"), source=path),
+        lambda: parse_catalog_text(_utf8(data, path), source=path),
         source=path,
     )
+
+
+def _utf8(data: bytes, path: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise CatalogSchemaError(
+            path, [f"line {line}: not UTF-8 text (byte {data[exc.start]:#04x}); a catalog "
+                   "file is JSON in UTF-8 - is this a catalog file?"],
+        ) from None  # fmt: skip
 
 
 def catalog_fingerprint(path: str | Path | None = None) -> str:
@@ -97,13 +112,20 @@ def catalog_fingerprint(path: str | Path | None = None) -> str:
     h = hashlib.sha256()
     for f in sorted(x for x in p.rglob("*") if x.is_file() and _layout_file(x, p)):
         h.update(f.relative_to(p).as_posix().encode("utf-8") + b"\0")
-        h.update(hashlib.sha256(f.read_bytes()).digest())
+        h.update(_digest(f))
     return h.hexdigest()
 
 
 @lru_cache(maxsize=8)
 def _file_fingerprint(path: str, _mtime: int, _size: int) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return _digest(Path(path)).hex()
+
+
+def _digest(path: Path) -> bytes:
+    """sha256 of a file, read in chunks: an oversized file is refused by its reader, not
+    held in memory here first."""
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").digest()
 
 
 _LAYOUT_FILES = {"institution.yaml", "courses.csv", "sections.csv", "policies.yaml"}

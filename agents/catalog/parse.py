@@ -16,6 +16,8 @@ import structlog
 from pydantic import ValidationError
 
 from agents.catalog.crossref import reference_problems
+from agents.catalog.limits import loads as bounded_loads
+from agents.catalog.limits import unicode_problem
 from agents.catalog.migrate import MIGRATE_HINT, catalog_version
 from agents.catalog.model import Catalog
 from agents.catalog.schemas import model_schema, published_schema
@@ -38,11 +40,16 @@ def published_catalog_schema() -> dict[str, Any]:
 
 def parse_catalog_text(text: str, source: str = "<catalog>") -> Catalog:
     try:
-        raw = json.loads(text)
+        raw = bounded_loads(text)
     except json.JSONDecodeError as exc:
         raise CatalogSchemaError(
             source, [f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"]
         ) from None
+    except ValueError as exc:  # nested too deeply, an integer too long
+        raise CatalogSchemaError(source, [str(exc)]) from None
+    bad = unicode_problem(raw)
+    if bad is not None:
+        raise CatalogSchemaError(source, [bad])
     return parse_catalog(raw, source)
 
 

@@ -10,6 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agents.files import atomic_write_text
+
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE_ID = "https://advising.example/schemas/"
 
@@ -32,5 +34,5 @@ def published_schema(file_name: str) -> dict[str, Any]:
 def write_schema_file(directory: Path, file_name: str, schema: dict[str, Any]) -> Path:
     """Write a schema file the way every published one is written (sorted, indented)."""
     target = directory / file_name
-    target.write_text(json.dumps(schema, indent=2, sort_keys=True) + "\n", "utf-8")
+    atomic_write_text(target, json.dumps(schema, indent=2, sort_keys=True) + "\n")
     return target

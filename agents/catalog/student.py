@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agents.catalog.base import CatalogModel
 from agents.catalog.credits import credit_sum, grade_average
 from agents.catalog.exceptions import AdvisorException, Approval, ExceptionsFile, error_path
+from agents.catalog.limits import LIMITS
 from agents.catalog.model import Catalog
 from agents.catalog.policies import AcademicStatus
 from agents.catalog.prereq import COURSE_CODE_PATTERN, ClassStanding
@@ -72,8 +73,8 @@ class StudentRecord(CatalogModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str = Field(min_length=1, description="Student id.")
-    name: str = Field(min_length=1, description="Preferred name.")
+    id: str = Field(min_length=1, max_length=LIMITS["name"].value, description="Student id.")
+    name: str = Field(min_length=1, max_length=LIMITS["name"].value, description="Preferred name.")
     programs: list[str] = Field(min_length=1, description="Declared program codes.")
     catalog_year: str = Field(
         description="Catalog year the student follows (the year they entered), e.g. "
@@ -92,15 +93,22 @@ class StudentRecord(CatalogModel):
         default=None, ge=0, le=4.3, description="Cumulative GPA; computed from grades if absent."
     )
     academic_status: AcademicStatus = Field(default="good", description="Academic status.")
-    courses: list[CourseAttempt] = Field(default_factory=list, description="Course history.")
+    courses: list[CourseAttempt] = Field(
+        default_factory=list,
+        max_length=LIMITS["record_courses"].value,
+        description="Course history.",
+    )
     terms_away: list[str] = Field(
         default_factory=list,
         description="Future terms the student will not enroll (abroad, leave).",
     )
     interests: list[str] = Field(default_factory=list, description="Topics the student likes.")
-    notes: str = Field(default="", description="Advisor notes.")
+    notes: str = Field(
+        default="", max_length=LIMITS["request_text"].value, description="Advisor notes."
+    )
     registered: list[Registration] = Field(
         default_factory=list,
+        max_length=LIMITS["record_courses"].value,
         description="Courses registered for (or planned) in terms after current_term: the "
         "audit counts them as planned (look-ahead) and a plan keeps each in its term.",
     )

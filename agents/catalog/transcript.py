@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from agents.catalog.limits import size_problem
 from agents.catalog.student import AttemptSource
 from agents.catalog.terms import Calendar, Term
 from agents.errors import StudentRecordError, TermError
@@ -177,6 +178,9 @@ def guess_format(path: str | Path) -> TranscriptFormat:
 def read_bytes(path: str | Path) -> bytes:
     """The file's bytes; a missing or unreadable file is a ``StudentRecordError``."""
     p = Path(path)
+    too_big = size_problem(p, "transcript_bytes", "is this a transcript?")
+    if too_big is not None:
+        raise StudentRecordError(str(p), [too_big])
     try:
         return p.read_bytes()
     except FileNotFoundError:

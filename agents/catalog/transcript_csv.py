@@ -17,6 +17,7 @@ title      optional, for the reader's eyes only: it is not checked
 
 Blank lines are skipped. A file without the header or with unknown columns cannot be
 used (``StudentRecordError``); a line with the wrong number of cells is reported and kept out.
+Reading stops at the line past the courses a record may hold (``record_courses``).
 The student's id, name and programs are not in the file: the command line gives them.
 """
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 import csv
 import io
 
+from agents.catalog.limits import LIMITS
 from agents.catalog.transcript import IN_PROGRESS_GRADES, Cell, Problem, Transcript
 from agents.catalog.transcript import TranscriptCourse as Course
 from agents.errors import StudentRecordError
@@ -52,6 +54,7 @@ def read_csv(data: bytes, source: str) -> Transcript:
     rows = csv.reader(io.StringIO(text, newline=""), strict=True)
     courses: list[Course] = []
     problems: list[Problem] = []
+    limit = LIMITS["record_courses"]
     header: list[str] | None = None
     columns: dict[str, int] = {}
     try:
@@ -69,6 +72,9 @@ def read_csv(data: bytes, source: str) -> Transcript:
                 )  # fmt: skip
                 continue
             courses.append(_course(cells, columns, line))
+            if len(courses) > limit.value:  # stop reading: no record may hold them
+                problem = limit.past("is this one student's transcript?")
+                raise StudentRecordError(source, [f"line {line}: {problem}"])
     except csv.Error as exc:
         raise StudentRecordError(
             source, [f"line {rows.line_num}: not readable as CSV: {exc}; check its quotes"]

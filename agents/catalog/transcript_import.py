@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_args
 
+from agents.catalog.limits import LIMITS
 from agents.catalog.lookup import resolve_program
 from agents.catalog.model import Catalog
 from agents.catalog.programs import ProgramKind
@@ -102,7 +103,12 @@ def build_record(
     transcript: Transcript, catalog: Catalog, facts: StudentFacts | None = None
 ) -> ImportResult:
     """The student record ``transcript`` gives with ``catalog``, or a ``StudentRecordError``
-    (naming every missing fact and its option) when no record can be made."""
+    (naming every missing fact and its option) when no record can be made - at once for a
+    transcript of more courses than a record may hold."""
+    limit = LIMITS["record_courses"]
+    if len(transcript.courses) > limit.value:
+        problem = limit.problem(len(transcript.courses), "is this one student's transcript?")
+        raise StudentRecordError(transcript.source, [problem])
     return _Builder(transcript, catalog, CourseChecker(catalog)).build(facts or StudentFacts())
 
 

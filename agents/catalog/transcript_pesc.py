@@ -28,7 +28,10 @@ that lists any. Problems name the element's path below Student and its line.
 
 Transcripts come from outside, so the parser is ``xml.parsers.expat`` (the parser under
 ``xml.etree``, which cannot report element lines) with every DOCTYPE refused before its
-declarations are read: no DTD, no entity expansion, no external entity is ever fetched.
+declarations are read: no DTD, no entity expansion, no external entity is ever fetched -
+which is what ``defusedxml`` would add, so it is not needed (expat itself, 2.4 and later,
+also caps entity amplification). The file's size (``transcript_bytes``), its elements
+(``xml_elements``) and their nesting (``nesting``) are bounded (``agents.catalog.limits``).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from xml.parsers import expat
 
+from agents.catalog.limits import LIMITS
 from agents.catalog.transcript import (
     Cell,
     Problem,
@@ -68,6 +72,7 @@ class _Node:
     path: str
     children: list[_Node] = field(default_factory=list)
     parts: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)  # children by name, for indexes
 
     @property
     def text(self) -> str:
@@ -90,6 +95,12 @@ class _Node:
 class _DoctypeRefused(Exception):
     def __init__(self, line: int) -> None:
         self.line = line
+
+
+class _OverLimit(Exception):
+    def __init__(self, line: int, problem: str) -> None:
+        self.line = line
+        self.problem = problem
 
 
 def read_pesc(data: bytes, source: str) -> Transcript:
@@ -158,16 +169,24 @@ def _parse(data: bytes, source: str) -> _Node:
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     stack: list[_Node] = []
     roots: list[_Node] = []
+    elements = 0
 
     def refuse(*_args: object) -> None:
         raise _DoctypeRefused(parser.CurrentLineNumber)
 
     def start(name: str, _attributes: object) -> None:
+        nonlocal elements
+        elements += 1
+        for key, count in (("xml_elements", elements), ("nesting", len(stack) + 1)):
+            if count > LIMITS[key].value:
+                problem = LIMITS[key].past("is this one student's transcript?")
+                raise _OverLimit(parser.CurrentLineNumber, problem)
         namespace, _, local = name.rpartition(" ")
         parent = stack[-1] if stack else None
         step = local
         if parent is not None and local in REPEATED:
-            step += f"[{len(parent.all(local)) + 1}]"
+            parent.counts[local] = parent.counts.get(local, 0) + 1
+            step += f"[{parent.counts[local]}]"
         path = step if parent is None or len(stack) == 1 else f"{parent.path}/{step}"
         node = _Node(local, namespace, parser.CurrentLineNumber, path.removeprefix("Student/"))
         (parent.children if parent is not None else roots).append(node)
@@ -191,6 +210,8 @@ def _parse(data: bytes, source: str) -> _Node:
              "declarations are refused (they can read local files or expand without "
              "bound) - export the transcript without a DOCTYPE"],
         ) from None  # fmt: skip
+    except _OverLimit as exc:
+        raise StudentRecordError(source, [f"line {exc.line}: {exc.problem}"]) from None
     except expat.ExpatError as exc:
         reason = expat.ErrorString(exc.code)
         raise StudentRecordError(

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from agents.catalog.limits import loads as bounded_loads
+from agents.catalog.limits import size_problem, unicode_problem
 from agents.catalog.prereq import COURSE_CODE_PATTERN, suggest_course_code
 from agents.catalog.terms import TERM_CODE_PATTERN, active_calendar
 from agents.errors import TermError
@@ -32,15 +34,30 @@ def read_json(path: str | Path, error: Callable[[str, list[str]], Exception], wh
     ``error(path, [problem])``, the problem saying how to fix it (``what``: 'a student
     JSON file')."""
     p = Path(path)
+    too_big = size_problem(p, "record_bytes", f"is this {what}?")
+    if too_big is not None:
+        raise error(str(p), [too_big])
     try:
-        return json.loads(p.read_text(encoding="utf-8"))
+        data = p.read_bytes()
     except FileNotFoundError:
         raise error(str(p), [f"file not found; pass the path of {what}"]) from None
+    except OSError as exc:
+        raise error(str(p), [f"cannot read: {exc}"]) from None
+    try:
+        value = bounded_loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        problem = f"line {line}: not UTF-8 text (byte {data[exc.start]:#04x}); is this {what}?"
+        raise error(str(p), [problem]) from None
     except json.JSONDecodeError as exc:
         problem = f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         raise error(str(p), [problem]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise error(str(p), [f"cannot read: {exc}"]) from None
+    except ValueError as exc:  # nested too deeply, an integer too long
+        raise error(str(p), [str(exc)]) from None
+    bad = unicode_problem(value)
+    if bad is not None:
+        raise error(str(p), [bad])
+    return value
 
 
 def json_path(parts: Iterable[Any]) -> str:
@@ -98,6 +115,8 @@ def _describe(err: SchemaError) -> str:
         return f"expected at least {err.validator_value} item(s), got {len(err.instance)}"
     if v == "minLength":
         return f"expected non-empty text, got {_short(err.instance)}"
+    if v in ("maxLength", "maxItems"):
+        return too_long(len(err.instance), err.validator_value, v == "maxItems")
     if v in ("anyOf", "oneOf"):
         leaf = _leaf(err)
         if leaf is not err:
@@ -212,10 +231,21 @@ def pydantic_problem(err: ErrorDetails, path: str, schema: dict[str, Any] | None
         return f"{path}: unknown field - remove it or correct its spelling (got {_short(value)})"
     if err["type"] == "string_pattern_mismatch":
         return f"{path}: {pattern_problem(value, str((err.get('ctx') or {}).get('pattern')))}"
+    if err["type"] in ("string_too_long", "too_long"):
+        limit = (err.get("ctx") or {}).get("max_length")
+        if isinstance(limit, int) and isinstance(value, str | list | dict):
+            return f"{path}: {too_long(len(value), limit, err['type'] == 'too_long')}"
     msg = err["msg"].splitlines()[0]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]
     return f"{path}: {msg} (got {_short(value)})"
+
+
+def too_long(count: int, limit: int, items: bool) -> str:
+    """'201 characters, over the limit of 200 characters; shorten it' - for a text or, with
+    ``items``, a list (the limits are ``agents.catalog.limits.LIMITS``)."""
+    unit, fix = ("entries", "shorten the list") if items else ("characters", "shorten it")
+    return f"{count:,} {unit}, over the limit of {limit:,} {unit}; {fix}"
 
 
 def missing_problem(name: str, description: str | None) -> str:

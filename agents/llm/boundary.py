@@ -143,7 +143,12 @@ class LLMCall(BaseModel):
     output_tokens: int = Field(default=0, description="Reply tokens reported by the server.")
     latency_ms: float = Field(default=0, description="Wall time of the call including retries.")
     attempts: int = Field(default=1, description="HTTP attempts made.")
-    status: Literal["ok", "invalid", "error"] = Field(description="Outcome of the call.")
+    status: Literal["ok", "invalid", "error"] = Field(
+        description="Outcome of the call: 'ok' a usable reply; 'invalid' a reply that failed "
+        "its check (replayed on resume, so a resume takes the same path); 'error' no usable "
+        "reply (HTTP error, timeout, the call's deadline, a body that is not a reply): the "
+        "offline path answered, the stage is degraded, and the call is asked again next run."
+    )
     error: str | None = Field(default=None, description="Error summary when not ok.")
 
 
@@ -175,7 +180,9 @@ def prompt_hash(backend: str, model: str, task: str, prompt: str) -> str:
 
 
 class LLMBackend(Protocol):
-    """What the agents call. Implementations never raise for a bad reply: they fall back."""
+    """What the agents call. Implementations never raise for a bad reply or a failed call:
+    they fall back to the offline path, and record a call that got no reply with status
+    ``error`` (which is how the engine knows a result is degraded)."""
 
     name: str
     model: str

@@ -17,12 +17,16 @@ Configuration (``GeminiBackend.from_env``):
 - ``GEMINI_BASE_URL``, else the SDK's own ``GOOGLE_GEMINI_BASE_URL``: an endpoint that
   stands in for ``https://generativelanguage.googleapis.com`` (a gateway, a test server).
 - ``GEMINI_MODEL``: the model when ``--model`` is not given (default ``DEFAULT_MODEL``).
+- ``GEMINI_DEADLINE_S``: the total deadline of one call in seconds (default 60), all
+  attempts and waits included.
 
 Retries are one layer, here, with tenacity (the SDK's own are switched off with
-``HttpRetryOptions(attempts=1)``): 429, 500, 502, 503, 504, timeouts and connection errors;
-exponential backoff with jitter, never sooner than the server's ``Retry-After`` header or
-``RetryInfo.retryDelay``; at most ``RetryPolicy.max_attempts`` attempts and
-``max_total_s`` seconds (a wait that would pass the budget is not started).
+``HttpRetryOptions(attempts=1)``): 429, 500, 502, 503, 504, timeouts, connection errors and
+2xx bodies that are not JSON; exponential backoff with jitter, never sooner than the
+server's ``Retry-After`` header or ``RetryInfo.retryDelay``; at most
+``RetryPolicy.max_attempts`` attempts and ``max_total_s`` seconds (a wait that would pass
+the budget is not started, and an attempt still running at it is cut: ``agents.llm.transport``).
+A call that fails is recorded with status ``error`` and answered from the offline path.
 
 Every call is recorded in the request's ``LLMLedger`` (model, prompt hash, raw reply,
 tokens, latency, attempts, status). Before calling, a recorded reply for the same prompt
@@ -60,7 +64,14 @@ from agents.llm.prompts import (
     response_schema,
 )
 from agents.llm.redact import redact_text, register_secret
-from agents.llm.retry import CALL_FAILURES, RetryPolicy, error_summary, make_retrying
+from agents.llm.retry import (
+    CALL_FAILURES,
+    RetryPolicy,
+    error_summary,
+    make_retrying,
+    seconds_setting,
+)
+from agents.llm.transport import call_deadline, client_args, unreadable_reply
 
 if TYPE_CHECKING:
     from agents.artifacts import Recommendation
@@ -74,6 +85,7 @@ DEFAULT_API_VERSION = "v1beta"
 KEY_VAR = "GEMINI_API_KEY"
 BASE_URL_VARS = ("GEMINI_BASE_URL", "GOOGLE_GEMINI_BASE_URL")
 MODEL_VAR = "GEMINI_MODEL"
+DEADLINE_VAR = "GEMINI_DEADLINE_S"
 NO_KEY = f"No key found - set {KEY_VAR} or pass --backend offline"
 
 Task = Literal["intake", "letter", "critique"]
@@ -152,6 +164,7 @@ class GeminiBackend:
                 api_version=api_version,
                 timeout=max(1, round(self.retry.timeout_s * 1000)),  # milliseconds
                 retry_options=types.HttpRetryOptions(attempts=1),  # tenacity here is the layer
+                client_args=client_args(base_url),  # the call deadline, the body check
             ),
         )
 
@@ -159,13 +172,18 @@ class GeminiBackend:
     def from_env(
         cls, model: str | None = None, *, environ: Mapping[str, str] | None = None, **kwargs: Any
     ) -> GeminiBackend:
-        """The backend configured by ``GEMINI_API_KEY``, ``GEMINI_BASE_URL``, ``GEMINI_MODEL``."""
+        """The backend configured by ``GEMINI_API_KEY``, ``GEMINI_BASE_URL``, ``GEMINI_MODEL``
+        and ``GEMINI_DEADLINE_S`` (unless ``retry`` is given)."""
         env = os.environ if environ is None else environ
         key = env.get(KEY_VAR, "").strip()
         if not key:
             raise LLMConfigError(NO_KEY)
         base_url = next((env[v].strip() for v in BASE_URL_VARS if env.get(v, "").strip()), None)
         chosen = model or env.get(MODEL_VAR, "").strip() or DEFAULT_MODEL
+        if "retry" not in kwargs and env.get(DEADLINE_VAR, "").strip():
+            kwargs["retry"] = RetryPolicy(
+                max_total_s=seconds_setting(DEADLINE_VAR, env[DEADLINE_VAR])
+            )
         return cls(key, model=chosen, base_url=base_url, **kwargs)
 
     def close(self) -> None:
@@ -268,15 +286,17 @@ class GeminiBackend:
         def attempt() -> types.GenerateContentResponse:
             nonlocal attempts
             attempts += 1
-            return self._client.models.generate_content(
-                model=self.model, contents=contents, config=config
-            )
+            with unreadable_reply():
+                return self._client.models.generate_content(
+                    model=self.model, contents=contents, config=config
+                )
 
         try:
             retrying = make_retrying(
                 self.retry, start=start, clock=self._clock, sleep=self._sleep, model=self.model
             )
-            response = retrying(attempt)
+            with call_deadline(self.retry.max_total_s, setting=DEADLINE_VAR):
+                response = retrying(attempt)
         except CALL_FAILURES as exc:
             error = f"{error_summary(exc)} (after {attempts} attempt{'s' * (attempts != 1)})"
             self._record(ledger, task, digest, start, attempts, status="error", error=error)

@@ -1,11 +1,15 @@
 """The one retry layer of the Gemini backend (the SDK's own retries are switched off).
 
-Retried: HTTP 429, 500, 502, 503, 504, timeouts and dropped or refused connections.
+Retried: HTTP 429, 500, 502, 503, 504, timeouts, dropped or refused connections, and a
+2xx response whose body is not a JSON object (``LLMResponseError``: a proxy's error page).
 Not retried: every other status (400 bad request, 403 bad key ...), which would fail the
-same way again. Waits grow exponentially with jitter and are never shorter than what
-the server asked for (``Retry-After`` header or ``google.rpc.RetryInfo.retryDelay`` in a
-429 body). The loop stops after ``max_attempts`` attempts, or before a wait that would
-pass ``max_total_s`` - so a server that asks for two minutes ends the loop at once.
+same way again, and a call past its total deadline (``LLMDeadlineError``: no time left).
+Waits grow exponentially with jitter and are never shorter than what the server asked
+for (``Retry-After`` header or ``google.rpc.RetryInfo.retryDelay`` in a 429 body). The
+loop stops after ``max_attempts`` attempts, or before a wait that would pass
+``max_total_s`` - so a server that asks for two minutes ends the loop at once; inside an
+attempt the same ``max_total_s`` is a hard deadline on every socket operation
+(``agents.llm.transport``), so a reply that drips in byte by byte is cut at it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import structlog
 import tenacity
 from google.genai import errors as genai_errors
 
+from agents.errors import LLMConfigError, LLMDeadlineError, LLMResponseError
 from agents.llm.redact import redact_text
 
 log = structlog.get_logger(__name__)
@@ -50,13 +55,19 @@ _TRANSIENT, _TRANSPORT = _transport_errors()
 CALL_FAILURES: tuple[type[BaseException], ...] = (
     genai_errors.APIError,
     genai_errors.UnknownApiResponseError,
+    LLMResponseError,
+    LLMDeadlineError,
     *_TRANSPORT,
 )
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How hard to try. Tests shrink the waits and pass a fake sleep; runs keep these."""
+    """How hard to try. Tests shrink the waits and pass a fake sleep; runs keep these.
+
+    ``max_total_s`` is the total deadline of one call - every attempt, wait and byte of
+    the reply (``GEMINI_DEADLINE_S``); ``timeout_s`` bounds one socket operation (connect,
+    one read: the gap between two bytes)."""
 
     max_attempts: int = 5
     max_total_s: float = 60.0
@@ -67,8 +78,24 @@ class RetryPolicy:
     timeout_s: float = 30.0
 
 
+def seconds_setting(name: str, text: str) -> float:
+    """A setting's value in seconds: a positive, finite number, else a clear error."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise LLMConfigError(f"{name}={text!r} is not a number of seconds; set e.g. {name}=60")
+    return value
+
+
 def is_transient(exc: BaseException) -> bool:
-    """Worth retrying: 429/5xx from the API, a timeout, or a dropped connection."""
+    """Worth retrying: 429/5xx from the API, a 2xx that is not JSON, a timeout, or a
+    dropped connection - but not a call past its deadline."""
+    if isinstance(exc, LLMDeadlineError):
+        return False
+    if isinstance(exc, LLMResponseError):
+        return True
     if isinstance(exc, genai_errors.APIError):
         return exc.code in RETRY_STATUS_CODES
     return isinstance(exc, _TRANSIENT)

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agents.catalog.limits import size_problem
+
 
 @dataclass(frozen=True)
 class Cell:
@@ -48,6 +50,25 @@ class Row:
         return f"{self.file}:{self.line}"
 
 
+def read_layout_text(path: Path, name: str, problems: list[str]) -> str | None:
+    """A catalog directory's text file, or None with the problem recorded: too big to be
+    a catalog file, or not UTF-8 (the line and the byte are named)."""
+    too_big = size_problem(path, "catalog_bytes", "is this the right file?")
+    if too_big is not None:
+        problems.append(f"{name}: {too_big}")
+        return None
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        problems.append(
+            f"{name}:{line}: not UTF-8 text (byte {data[exc.start]:#04x}) - save the file "
+            "as UTF-8 (in a spreadsheet: CSV UTF-8)"
+        )
+        return None
+
+
 def read_rows(
     path: Path,
     name: str,
@@ -57,7 +78,10 @@ def read_rows(
 ) -> list[Row]:
     """The non-blank rows of a CSV file whose header names some of ``columns`` (in any
     order) and all of ``required``; header problems are recorded and give no rows."""
-    with path.open(encoding="utf-8-sig", newline="") as f:
+    text = read_layout_text(path, name, problems)
+    if text is None:
+        return []
+    with io.StringIO(text, newline="") as f:
         reader = csv.reader(f)
         header = next(reader, None)
         if header is None:
@@ -82,19 +106,43 @@ def read_rows(
             return []
         rows: list[Row] = []
         start = reader.line_num + 1
-        for record in reader:
-            line, start = start, reader.line_num + 1
-            if not any(cell.strip() for cell in record):
-                continue
-            if len(record) > len(names):
-                problems.append(
-                    f"{name}:{line}: {len(record)} cells but the header has {len(names)} "
-                    "columns - put quotes around cells that contain commas"
-                )
-                rows.append(Row(name, line, dict(zip(names, record, strict=False)), broken=True))
-                continue
-            rows.append(Row(name, line, dict(zip(names, record, strict=False))))
+        try:
+            for record in reader:
+                line, start = start, reader.line_num + 1
+                if any(cell.strip() for cell in record):
+                    rows.append(_row(name, line, names, record, required, problems))
+        except csv.Error as exc:  # a cell over csv.field_size_limit(), a NUL byte
+            problems.append(f"{name}:{start}: not readable as CSV: {exc} - check its quotes")
         return rows
+
+
+def _row(
+    name: str,
+    line: int,
+    names: list[str],
+    record: list[str],
+    required: Sequence[str],
+    problems: list[str],
+) -> Row:
+    """One record as a row; one with more cells than the header, or too few to reach a
+    required column, is reported and broken."""
+    if len(record) > len(names):
+        problems.append(
+            f"{name}:{line}: {len(record)} cells but the header has {len(names)} columns - "
+            "put quotes around cells that contain commas"
+        )
+        return Row(name, line, dict(zip(names, record, strict=False)), broken=True)
+    missing = [c for c in names[len(record) :] if c in required]
+    if missing:
+        problems.append(
+            f"{name}:{line}: {len(record)} cells but the header has {len(names)} columns - "
+            f"the row has no {', '.join(map(repr, missing))}; give every row a cell for "
+            "each column (an empty cell is nothing between two commas)"
+        )
+        return Row(name, line, dict(zip(names, record, strict=False)), broken=True)
+    # Trailing optional cells may be left out (some tools do): they read as empty.
+    padded = [*record, *[""] * (len(names) - len(record))]
+    return Row(name, line, dict(zip(names, padded, strict=True)))
 
 
 def csv_text(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

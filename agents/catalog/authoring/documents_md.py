@@ -25,6 +25,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from agents.catalog.authoring.csvfiles import read_layout_text
 from agents.catalog.authoring.sourcemap import SourceMap
 from agents.catalog.authoring.yamlfiles import dump_yaml, parse_front_matter
 from agents.catalog.policies import Document
@@ -86,7 +87,10 @@ def read_document(
 ) -> dict[str, Any] | None:
     """The document in a Markdown file, as catalog JSON; None when it has problems."""
     name = f"documents/{path.name}"
-    lines = path.read_text(encoding="utf-8-sig").split("\n")
+    text = read_layout_text(path, name, problems)
+    if text is None:
+        return None
+    lines = text.split("\n")
     before = len(problems)
     fields, body, field_lines = _front_matter(lines, name, path.stem, problems)
     at: tuple[str | int, ...] = ("documents", index)

@@ -14,7 +14,9 @@ from typing import Any
 
 import yaml
 
+from agents.catalog.authoring.csvfiles import read_layout_text
 from agents.catalog.authoring.sourcemap import JsonPath, SourceMap
+from agents.catalog.limits import LIMITS
 
 SYNTAX_HINT = (
     "check the indentation, and put quotes around text that contains ': ' or starts "
@@ -22,9 +24,76 @@ SYNTAX_HINT = (
 )
 
 
+class YamlLimitError(yaml.MarkedYAMLError):
+    """A YAML file over one of the bounds in ``agents.catalog.limits``, where it went over."""
+
+
+_OVER = {
+    "yaml_aliases": "more than {n} aliases (*name) in one file, the limit; write the values "
+    "out instead of repeating anchors",
+    "yaml_values": "more than {n} values once every alias (*name) is written out, the limit "
+    "(aliases of anchors that hold aliases multiply); write the values out instead of "
+    "repeating anchors",
+    "nesting": "nested deeper than {n} levels, the limit; nest the values less deeply",
+}
+
+
+class BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with one file bounded while it is composed, before any value is
+    built: its aliases (``yaml_aliases``), its values counted with every alias written out
+    (``yaml_values`` - nine lines of nested anchors stand for a billion values, an alias
+    bomb that walking or writing the value would expand) and its nesting (``nesting``:
+    the composer recurses)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.aliases = 0
+        self.values = 0  # aliases expanded
+        self._depth = 0
+        self._sizes: dict[str, int] = {}  # anchor -> the values its node stands for
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            self.aliases += 1
+            self._check("yaml_aliases", self.aliases, event.start_mark)
+            self.values += self._sizes.get(event.anchor or "", 1)
+            self._check("yaml_values", self.values, event.start_mark)
+            return super().compose_node(parent, index)
+        before = self.values
+        self.values += 1
+        self._check("yaml_values", self.values, event.start_mark)
+        self._depth += 1
+        self._check("nesting", self._depth, event.start_mark)
+        node = super().compose_node(parent, index)
+        self._depth -= 1
+        if getattr(event, "anchor", None) is not None:
+            self._sizes[event.anchor] = self.values - before
+        return node
+
+    def _check(self, key: str, count: int, mark: Any) -> None:
+        limit = LIMITS[key].value
+        if count > limit:
+            raise YamlLimitError(problem=_OVER[key].format(n=f"{limit:,}"), problem_mark=mark)
+
+
+def load_bounded(text: str) -> tuple[yaml.Node | None, Any]:
+    """The node tree and the value of one YAML document, composed once under the bounds of
+    ``BoundedLoader``; ``yaml.YAMLError`` (a ``YamlLimitError`` for a bound) when it
+    cannot be read."""
+    loader = BoundedLoader(text)
+    try:
+        node = loader.get_single_node()
+        return node, (loader.construct_document(node) if node is not None else None)
+    finally:
+        loader.dispose()
+
+
 def _yaml_problem(name: str, exc: yaml.YAMLError) -> str:
     mark = getattr(exc, "problem_mark", None)
     where = f"{name}:{mark.line + 1} column {mark.column + 1}" if mark is not None else name
+    if isinstance(exc, YamlLimitError):
+        return f"{where}: {exc.problem}"
     reason = getattr(exc, "problem", None) or str(exc)
     context, start = getattr(exc, "context", None), getattr(exc, "context_mark", None)
     if context and start is not None and mark is not None and start.line != mark.line:
@@ -64,10 +133,11 @@ def read_yaml(
 ) -> tuple[bool, Any]:
     """``(ok, value)`` of a YAML file whose values sit at ``base`` in the catalog; a syntax
     error is recorded as a problem with its line and column and gives ``(False, None)``."""
-    text = path.read_text(encoding="utf-8-sig")
+    text = read_layout_text(path, name, problems)
+    if text is None:
+        return False, None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        value = yaml.safe_load(text)
+        node, value = load_bounded(text)
     except yaml.YAMLError as exc:
         problems.append(_yaml_problem(name, exc))
         return False, None
@@ -94,7 +164,7 @@ def parse_front_matter(
 ) -> tuple[bool, Any]:
     """The YAML of a Markdown file's front matter, which starts on ``first_line``."""
     try:
-        return True, yaml.safe_load(text)
+        return True, load_bounded(text)[1]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         if mark is not None:
