@@ -8,6 +8,12 @@ unknown or in a later term). A section that meets more than once a week (a lectu
 lab) lists its meetings in the same order in ``days``, ``start``, ``end`` and ``location``,
 joined with '; '. Rows follow the plan: terms in order, courses as planned. The text is
 RFC 4180 CSV (CRLF line ends), byte-identical for the same plan.
+
+A text cell that a spreadsheet would read as a formula - one starting with ``=``, ``+``,
+``-``, ``@``, a tab or a carriage return, from a catalog title, a location, a program or a
+section name - is written with a leading ``'`` (OWASP's advice against CSV injection), so
+it shows as the text it is. ``units`` is a number the exporter writes itself
+(``units_text``), never text from a file: it is left as it is and stays a number.
 """
 
 from __future__ import annotations
@@ -45,8 +51,18 @@ def plan_csv(
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(COLUMNS)
     for course in plan_export(rec, catalog, registered).courses:
-        writer.writerow(row(course))
+        cells = zip(COLUMNS, row(course), strict=True)
+        writer.writerow([cell if name in NUMBERS else inert(cell) for name, cell in cells])
     return out.getvalue()
+
+
+NUMBERS = frozenset({"units"})  # written by the exporter from numbers, never text from a file
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def inert(cell: str) -> str:
+    """``cell`` as a spreadsheet shows it as text, never runs it as a formula."""
+    return f"'{cell}" if cell.startswith(FORMULA_STARTS) else cell
 
 
 def row(c: PlannedCourse) -> list[str]:

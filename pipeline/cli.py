@@ -28,6 +28,7 @@ from pipeline.cli_common import (
     package_version,
 )
 from pipeline.errors import CorruptCheckpointError, LockHeldError, RunInterrupted, StaleResultError
+from pipeline.terminal import printable_output
 
 Registrar = Callable[[argparse._SubParsersAction], None]  # type: ignore[type-arg]
 
@@ -92,15 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from pipeline.logs import configure_logging
-    from pipeline.startup import pause_gc, resume_gc
-
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if argv is None and args.command in _PAUSED_START:
-        pause_gc()  # the program itself (callers passing argv keep their collector)
-    configure_logging("warning")
+def _handle(args: argparse.Namespace) -> int:
+    """The command's handler; the engine's errors as their message and exit code."""
     handler: Handler = args.handler
     try:
         return handler(args)
@@ -117,6 +111,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AdvisingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from pipeline.logs import configure_logging
+    from pipeline.startup import pause_gc, resume_gc
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if argv is None and args.command in _PAUSED_START:
+        pause_gc()  # the program itself (callers passing argv keep their collector)
+    try:
+        with printable_output():  # nothing printed - a name, a title - can drive the terminal
+            configure_logging("warning")
+            return _handle(args)
     except BrokenPipeError:  # pragma: no cover - e.g. piping into head
         sys.stderr.close()
         return EXIT_OK

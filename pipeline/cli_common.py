@@ -35,8 +35,9 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
 def console() -> Console:
     from rich.console import Console
 
-    # Piped output is not cut to 80 columns: ids must stay whole for scripts.
-    return Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+    # Piped output is not cut to 80 columns: ids must stay whole for scripts. No colour
+    # codes: every escape sequence on stdout is neutralized (``pipeline.terminal``).
+    return Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160, color_system=None)
 
 
 def package_version() -> str:

@@ -48,4 +48,4 @@ def print_report(report: BatchReport, opts: RunOptions) -> None:
         out.print(f"storage: {report.storage_error}; requests not started were left for a "
                   "rerun of the same command", markup=False, highlight=False)  # fmt: skip
     out.print(f"summary: {opts.out_dir / 'batch-summary.jsonl'} (this run: "
-              f"{report.run_summary})", highlight=False)  # fmt: skip
+              f"{report.run_summary})", markup=False, highlight=False)  # fmt: skip

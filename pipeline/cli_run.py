@@ -21,6 +21,7 @@ from pipeline.cli_common import (
     seconds,
 )
 from pipeline.errors import CheckpointMissingError, ExitCode, RequestInputError
+from pipeline.terminal import stdout_to_stderr
 
 if TYPE_CHECKING:
     from agents.artifacts import PlanRequest
@@ -230,7 +231,7 @@ def _single(args: argparse.Namespace, opts: RunOptions, request: PlanRequest) ->
     factory = ToolboxFactory(catalog_path=opts.catalog, backend=opts.backend, model=opts.model)
     stages = load_stages(opts.stages)
     resume_gc()  # start-up is over: what it loaded is frozen, the stages get a collector
-    with GracefulStop().installed(restore=False) as stop:
+    with GracefulStop().installed(restore=False) as stop, stdout_to_stderr():
         ctx = run_request(
             request,
             store=CheckpointStore(opts.state_dir, background=True),
@@ -332,7 +333,8 @@ def _batch(args: argparse.Namespace, opts: RunOptions, items: Any, total: int | 
     mode: ProgressMode = "off" if args.quiet else "bar" if sys.stderr.isatty() else "lines"
     from agents.reports import use_templates
 
-    with GracefulStop().installed(restore=False) as stop, use_templates(opts.templates):
+    stop = GracefulStop()  # stdout carries only the report printed after the run
+    with stop.installed(restore=False), use_templates(opts.templates), stdout_to_stderr():
         report = run_batch(items, opts, stop=stop, total=total, progress=mode)
     if args.json:
         print(json.dumps(report.as_json(), sort_keys=True))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from pipeline.cli_common import EXIT_OK, Formatter, console
 from pipeline.errors import CatalogSourceMissingError, CheckpointMissingError
+from pipeline.terminal import printable
 
 if TYPE_CHECKING:
     from pipeline.checkpoint_summary import CheckpointSummary
@@ -141,12 +142,15 @@ def _cmd_status(args: argparse.Namespace) -> int:
         return EXIT_OK
     out = console()
     listed = ", ".join(f"{state} {n}" for state, n in sorted(counts.items())) or "none"
-    out.print(f"{sum(counts.values())} checkpoint(s) in {args.state_dir}: {listed}")
+    # Paths are text, not rich markup ('[/x]' in a path is no closing tag); escaped before
+    # the table is laid out, so a control character is as wide as it is shown.
+    header = f"{sum(counts.values())} checkpoint(s) in {args.state_dir}: {listed}"
+    out.print(printable(header), markup=False, highlight=False)
     table = Table("id", "state", "outcome", "round", "failed stage", "updated", "catalog")
     for row in rows:
-        table.add_row(*(str(row[k] or "") for k in row))
+        table.add_row(*(printable(str(row[k] or "")) for k in row))
     if rows:
-        out.print(table)
+        out.print(table, markup=False, highlight=False)
     if counts.get(STALE):
         out.print("stale: its catalog or the configuration changed since it finished; "
                   "'advise batch' or 'advise resume --all' reruns it against its own catalog "

@@ -1,5 +1,6 @@
 """structlog configuration: JSON lines to a file per run or batch, a readable console on
-stderr. Secrets are redacted before any renderer sees an event.
+stderr (control characters shown as escapes, ``pipeline.terminal``). Secrets are redacted
+before any renderer sees an event.
 
 Events go through the standard library's logging so that one event can reach two sinks
 with different levels and renderers (console: warnings by default, ``-v`` for info; file:
@@ -25,6 +26,7 @@ from typing import Any, TextIO
 import structlog
 
 from agents.files import ensure_dir, open_append
+from pipeline.terminal import printable
 
 _LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40}
 REDACTED = "[REDACTED]"
@@ -103,6 +105,14 @@ class SafeFileHandler(logging.FileHandler):
             super().emit(record)
 
 
+class _ConsoleFormatter(structlog.stdlib.ProcessorFormatter):
+    """The readable console line, with no control character that could drive the terminal
+    (an event can quote a student's name; ``pipeline.terminal``)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(super().format(record))
+
+
 def log_file(log_dir: Path, kind: str, label: str | None = None) -> Path:
     """``<log_dir>/<kind>[-<label>]-<UTC timestamp>-<pid>.jsonl`` (directory created)."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -131,7 +141,7 @@ def configure_logging(
     console = logging.StreamHandler(stream or sys.stderr)
     console.setLevel(_LEVELS[console_level])
     console.setFormatter(
-        structlog.stdlib.ProcessorFormatter(
+        _ConsoleFormatter(
             processor=structlog.dev.ConsoleRenderer(
                 colors=False, exception_formatter=structlog.dev.plain_traceback
             ),

@@ -32,6 +32,7 @@ from rich.progress import (
 from rich.text import Text
 
 from pipeline.results import JobStatus
+from pipeline.terminal import raw
 
 log = structlog.get_logger(__name__)
 
@@ -171,7 +172,7 @@ class _Bar:
             MofNCompleteColumn(),
             TimeElapsedColumn(),
             _TallyColumn(tally),
-            console=Console(stderr=True),
+            console=Console(file=raw(sys.stderr)),  # its escapes are the bar's own
             transient=True,
             get_time=tally.clock,
         )

@@ -36,9 +36,11 @@ Ray is an optional extra: importing this module without it raises
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import sys
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -85,10 +87,22 @@ _LOGGING: tuple[str, Path | None] | None = None  # this worker process's logging
 def _configure_logging(opts: RunOptions) -> None:
     from pipeline.logs import configure_logging
 
+    _stdout_to_stderr()
     global _LOGGING
     if (opts.console_level, opts.log_path) != _LOGGING:
         configure_logging(opts.console_level, json_path=opts.log_path)
         _LOGGING = (opts.console_level, opts.log_path)
+
+
+def _stdout_to_stderr() -> None:
+    """A worker's stdout is its stderr: Ray forwards a worker's stdout to the driver's,
+    which with ``--json`` must carry only the JSON (anything a library prints goes to the
+    driver's stderr instead)."""
+    if sys.stdout is not sys.stderr:
+        sys.stdout.flush()
+        with contextlib.suppress(OSError):
+            os.dup2(2, 1)
+        sys.stdout = sys.stderr
 
 
 @ray.remote(concurrency_groups={"control": 1})  # type: ignore[call-overload]

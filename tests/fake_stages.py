@@ -7,6 +7,7 @@ obey directives in the request text, so one JSONL file can exercise every path:
 - ``fake:conditional``  the critique is conditional (soft rule, approval needed)
 - ``fake:norevise``     refinement cannot change anything (status no_change)
 - ``fake:fail=STAGE``   that stage raises ``FakeStageError`` every time
+- ``fake:print``        intake prints to stdout (``print`` and a write to fd 1)
 - intent ``policy_question``  every stage after intake is ``not_needed``
 
 Environment: ``FAKE_STAGE_LOG`` names a file that gets one JSON line per stage execution
@@ -77,6 +78,9 @@ def _touch(stage: str, request_id: str, round_: int, text: str) -> None:
             f.write(line + "\n")
     if directives(text).get("fail") == stage:
         raise FakeStageError(f"fake {stage} failure for {request_id!r}")
+    if "print" in directives(text) and stage == "intake":  # a library that talks on stdout
+        print(f"printed by a stage (print) for {request_id}", flush=True)
+        os.write(1, f"printed by a stage (fd 1) for {request_id}\n".encode())
 
 
 def intake(case: Case, tools: Any) -> IntakeResult:

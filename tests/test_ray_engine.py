@@ -35,7 +35,9 @@ from tests.test_crash_safety import _committed
 
 REPO = Path(__file__).resolve().parents[1]
 SPY_SPEC = "tests.test_ray_engine:SPY"
-TEXTS = ["", "fake:reject=1", "fake:reject=2", "fake:conditional fake:norevise", "fake:reject=9"]
+# fake:print: a stage that prints to stdout, which must not reach the driver's --json stdout
+TEXTS = ["fake:print", "fake:reject=1", "fake:reject=2", "fake:conditional fake:norevise",
+         "fake:reject=9"]  # fmt: skip
 RAY_ID = re.compile(r"[0-9a-f]{40,}")
 
 needs_ray = pytest.mark.skipif(
@@ -106,7 +108,7 @@ def _assert_same_outputs(got_dir: Path, want_dir: Path) -> None:
 
 
 def _report(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
-    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    report: dict[str, Any] = json.loads(done.stdout)  # stdout is the JSON and nothing else
     return report
 
 
@@ -142,6 +144,17 @@ def test_ray_batch_outputs_are_byte_identical_to_the_process_engine(
     assert _committed(ws / "state") == _committed(ref / "state")
     summary = (ws / "out" / "batch-summary.jsonl").read_text("utf-8").splitlines()
     assert sorted(json.loads(line)["id"] for line in summary) == [f"req-{i:02d}" for i in range(10)]
+
+
+@needs_ray
+def test_ray_json_stdout_is_only_the_report_what_workers_print_goes_to_stderr(
+    fake_run: dict[str, Any],
+) -> None:
+    assert fake_run["report"]["requests"] == 10  # _report read all of stdout as one JSON
+    printed = re.findall(r"printed by a stage \((print|fd 1)\) for (req-\d+)", fake_run["stderr"])
+    assert sorted(set(printed)) == [
+        ("fd 1", "req-00"), ("fd 1", "req-05"), ("print", "req-00"), ("print", "req-05"),
+    ]  # fmt: skip
 
 
 @needs_ray
