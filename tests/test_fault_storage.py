@@ -20,7 +20,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -38,12 +37,6 @@ from tests.fake_stages import request_dict, write_catalog
 
 FAKE = ["--catalog", "catalog.json", "--stages", "tests.fake_stages:FAKE", "--quiet", "--json"]
 VICTIM = b"precious: must never be overwritten\n"
-
-
-@pytest.fixture(autouse=True)
-def _reset_logging() -> Iterator[None]:
-    yield
-    configure_logging("warning", stream=sys.stderr)
 
 
 def _workspace(root: Path, ids: list[str]) -> None:

@@ -10,7 +10,6 @@ import io
 import json
 import shutil
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,12 +27,6 @@ ROOT = Path(__file__).resolve().parents[1]
 HARROW = ROOT / "demos" / "harrow-bay"
 SECTIONS = "hb-add-math-minor-csci"  # a plan with next-term sections and locations
 FAKE = ["--catalog", "catalog.json", "--stages", "tests.fake_stages:FAKE", "--quiet"]
-
-
-@pytest.fixture(autouse=True)
-def _reset_logging() -> Iterator[None]:
-    yield
-    configure_logging("warning", stream=sys.stderr)
 
 
 @pytest.mark.parametrize(

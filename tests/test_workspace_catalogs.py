@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pipeline.cli import main
-from pipeline.logs import configure_logging
 from pipeline.store import CheckpointStore
 from pipeline.workspace import BUNDLED
 
@@ -26,12 +23,6 @@ SAMPLE_ID = json.loads((ROOT / "demos/requests.jsonl").read_text("utf-8").splitl
 ]
 HB_LINE = (ROOT / "demos/harrow-bay/requests.jsonl").read_text("utf-8").splitlines()[0]
 HB_ID = json.loads(HB_LINE)["request_id"]
-
-
-@pytest.fixture(autouse=True)
-def _reset_logging() -> Iterator[None]:
-    yield
-    configure_logging("warning", stream=sys.stderr)
 
 
 @pytest.fixture
