@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from pipeline.cli_common import EXIT_OK, Formatter, console
 from pipeline.errors import CatalogSourceMissingError, CheckpointMissingError
-from pipeline.terminal import printable
+from pipeline.terminal import one_line, printable
 
 if TYPE_CHECKING:
     from pipeline.checkpoint_summary import CheckpointSummary
+    from pipeline.context import WorkflowContext
 
 # The state listed for a checkpoint that is unreadable or holds no known state: a label
 # of the listing, not a machine state.
@@ -189,8 +190,16 @@ def _cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         print(ctx.model_dump_json(indent=2))
     else:
-        print(describe(ctx))
+        print(describe(_name_on_one_line(ctx)))
     return EXIT_OK
+
+
+def _name_on_one_line(ctx: WorkflowContext) -> WorkflowContext:
+    """``ctx`` with the student's name on one line: a newline in it cannot forge a line of
+    the report (other control characters are escaped on the way out, ``pipeline.terminal``)."""
+    req = ctx.request
+    student = req.student.model_copy(update={"name": one_line(req.student.name)})
+    return ctx.model_copy(update={"request": req.model_copy(update={"student": student})})
 
 
 def _cmd_diagram(args: argparse.Namespace) -> int:

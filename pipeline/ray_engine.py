@@ -164,6 +164,9 @@ def connect(opts: RunOptions) -> bool:
     if ray.is_initialized():
         return False
     quiet: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": True}
+    # What a worker prints reaches the driver's stderr (``_stdout_to_stderr``) as plain
+    # lines: Ray's colour codes would be shown as escapes there (``pipeline.terminal``).
+    os.environ.setdefault("RAY_COLOR_PREFIX", "0")
     if opts.ray_address:
         ray.init(address=opts.ray_address, **quiet)
     else:

@@ -35,6 +35,12 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+def one_line(text: str) -> str:
+    """``printable`` with newlines escaped too: a value shown inside a line of the CLI's
+    own (a student's name) cannot start a line that looks like one of the CLI's."""
+    return printable(text).replace("\n", "\\u000a")
+
+
 class PrintableStream(io.TextIOBase):
     """A text stream that passes everything written through ``printable``."""
 

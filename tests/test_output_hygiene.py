@@ -20,7 +20,7 @@ from agents.export_csv import inert, plan_csv
 from pipeline.cli import main
 from pipeline.logs import configure_logging
 from pipeline.store import CheckpointStore
-from pipeline.terminal import PrintableStream, printable, printable_output, raw
+from pipeline.terminal import PrintableStream, one_line, printable, printable_output, raw
 from tests.fake_stages import request_dict, write_catalog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,6 +93,10 @@ def test_control_characters_are_shown_as_escapes() -> None:
     )
 
 
+def test_a_value_shown_inside_a_line_stays_on_it() -> None:
+    assert one_line("Eve\r\nstate: done\t\x1b") == "Eve\\u000d\\u000astate: done\t\\u001b"
+
+
 def test_show_and_status_never_print_a_raw_control_character(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -112,7 +116,9 @@ def test_show_and_status_never_print_a_raw_control_character(
         out, err = capsys.readouterr()
         assert [c for c in out + err if c in "\x1b\x07\r\x9b"] == [], argv
         shown[" ".join(argv)] = out
-    assert "Eve\\u001b]0;pwned\\u0007\\u001b[2J\\u000d\nroot#\\u009b" in shown["show r1"]
+    assert shown["show r1"].startswith(  # the name on the report's first line, not two
+        "request r1 - Eve\\u001b]0;pwned\\u0007\\u001b[2J\\u000d\\u000aroot#\\u009b (s-1)\n"
+    )
     assert shown["status"].startswith("1 checkpoint(s) in [/b]\\u001b[31m\\u000d\n: stale 1\n")
     listed = json.loads(shown["status --json"])["requests"]  # JSON escapes are exact
     assert [r["catalog"] for r in listed] == [str(catalog)]
