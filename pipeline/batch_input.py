@@ -104,9 +104,9 @@ def resume_items(
     """Every checkpoint that is not finished, whose outputs are missing, or that is stale
     (finished under other fingerprints than its own catalog - or the catalog ``named`` -
     and the configuration give now, see ``known``) or degraded (``pipeline.degraded``);
-    with ``every``, all of them. A
-    finished request whose own catalog is gone is left alone (``advise status`` lists it);
-    an unfinished one is yielded, and reported as such by the worker."""
+    with ``every``, all of them. A finished request whose own catalog is gone is left
+    alone (``advise status`` lists it); an unfinished one is yielded, and reported as such
+    by the worker."""
     for rid in store.ids():
         summary = store.summary(rid)
         if (

@@ -10,8 +10,6 @@ is read, so no test writes megabytes. Requests and student records: tests/test_f
 from __future__ import annotations
 
 import shutil
-import sys
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,21 +21,9 @@ from agents.catalog.limits import LIMITS, MiB, limits_table
 from agents.catalog.transcript_import import import_transcript
 from agents.errors import CatalogError, LayoutError, StudentRecordError
 from pipeline.cli import main
-from pipeline.logs import configure_logging
+from tests.fault_helpers import sparse_file
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(autouse=True)
-def _reset_logging() -> Iterator[None]:
-    yield
-    configure_logging("warning", stream=sys.stderr)
-
-
-def _sparse(path: Path, size: int) -> Path:
-    with path.open("wb") as f:
-        f.truncate(size)
-    return path
 
 
 # ------------------------------------------------------------------ transcripts
@@ -50,7 +36,7 @@ def test_a_transcript_over_the_size_limit_is_refused_before_it_is_parsed(
         raise AssertionError("parsed")
 
     monkeypatch.setattr("agents.catalog.transcript_import.read_pesc", never)
-    path = _sparse(tmp_path / "big.xml", 60 * MiB)
+    path = sparse_file(tmp_path / "big.xml", 60 * MiB)
     with pytest.raises(StudentRecordError) as err:
         import_transcript(path, load_catalog())
     assert err.value.problems == [
@@ -137,7 +123,7 @@ def test_an_xml_entity_bomb_is_refused_at_its_doctype(tmp_path: Path) -> None:
 
 
 def test_a_catalog_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
-    path = _sparse(tmp_path / "catalog.json", 65 * MiB)
+    path = sparse_file(tmp_path / "catalog.json", 65 * MiB)
     with pytest.raises(CatalogError) as err:
         load_catalog(path)
     assert err.value.problems == [
@@ -250,7 +236,7 @@ def test_a_csv_cell_over_the_csv_field_limit_is_a_problem_not_a_traceback(layout
 
 
 def test_a_catalog_directory_file_over_the_size_limit_is_a_build_problem(layout: Path) -> None:
-    _sparse(layout / "sections.csv", 65 * MiB)
+    sparse_file(layout / "sections.csv", 65 * MiB)
     assert _build_problems(layout) == [
         "sections.csv: a catalog file (or a file of a catalog directory): 68,157,440 bytes, "
         "over the limit of 67,108,864 bytes; is this the right file?"

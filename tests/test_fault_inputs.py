@@ -15,8 +15,6 @@ is read, so no test writes megabytes.
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,23 +25,11 @@ from agents.catalog.limits import MiB
 from agents.errors import StudentRecordError
 from pipeline.batch_input import InputItem, Invalid, RequestValidator
 from pipeline.cli import main
-from pipeline.logs import configure_logging
 from tests.fake_stages import request_dict, write_catalog
+from tests.fault_helpers import sparse_file
 
 ROOT = Path(__file__).resolve().parents[1]
 FAKE = ["--catalog", "catalog.json", "--stages", "tests.fake_stages:FAKE", "--quiet", "--json"]
-
-
-@pytest.fixture(autouse=True)
-def _reset_logging() -> Iterator[None]:
-    yield
-    configure_logging("warning", stream=sys.stderr)
-
-
-def _sparse(path: Path, size: int) -> Path:
-    with path.open("wb") as f:
-        f.truncate(size)
-    return path
 
 
 def _record() -> dict[str, Any]:
@@ -133,7 +119,7 @@ def test_advise_run_refuses_an_oversized_request_file_before_reading_it(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     write_catalog(tmp_path)
-    _sparse(tmp_path / "request.json", 2 * MiB)
+    sparse_file(tmp_path / "request.json", 2 * MiB)
     code = main(["run", "request.json", *FAKE[:4], "--json"])
     assert code == 2
     assert capsys.readouterr().err == (
@@ -226,7 +212,7 @@ def test_a_poison_student_file_is_a_record_error_not_a_traceback(
 def test_a_student_file_over_the_size_limit_is_refused_before_it_is_read(
     tmp_path: Path,
 ) -> None:
-    path = _sparse(tmp_path / "s.json", 9 * MiB)
+    path = sparse_file(tmp_path / "s.json", 9 * MiB)
     with pytest.raises(StudentRecordError) as err:
         load_student(path)
     assert err.value.problems == [

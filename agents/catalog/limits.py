@@ -89,6 +89,11 @@ def limits_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+def not_utf8(data: bytes, exc: UnicodeDecodeError) -> tuple[int, str]:
+    """Where ``data`` stops being UTF-8: its line, and ``not UTF-8 text (byte 0xNN)``."""
+    return data[: exc.start].count(b"\n") + 1, f"not UTF-8 text (byte {data[exc.start]:#04x})"
+
+
 def size_problem(path: Path, key: str, fix: str) -> str | None:
     """Why the file at ``path`` is too big to read under limit ``key``, else None (a file
     that cannot be stat'ed is left to the reader to report)."""

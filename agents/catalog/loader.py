@@ -20,7 +20,7 @@ from pathlib import Path
 import structlog
 
 from agents.catalog.cache import cached_catalog
-from agents.catalog.limits import LIMITS
+from agents.catalog.limits import LIMITS, not_utf8
 from agents.catalog.model import Catalog
 from agents.catalog.parse import (
     SCHEMA_FILE,
@@ -95,11 +95,11 @@ def _utf8(data: bytes, path: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
+        line, what = not_utf8(data, exc)
         raise CatalogSchemaError(
-            path, [f"line {line}: not UTF-8 text (byte {data[exc.start]:#04x}); a catalog "
-                   "file is JSON in UTF-8 - is this a catalog file?"],
-        ) from None  # fmt: skip
+            path,
+            [f"line {line}: {what}; a catalog file is JSON in UTF-8 - is this a catalog file?"],
+        ) from None
 
 
 def catalog_fingerprint(path: str | Path | None = None) -> str:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import csv
 import io
 
-from agents.catalog.limits import LIMITS
+from agents.catalog.limits import LIMITS, not_utf8
 from agents.catalog.transcript import IN_PROGRESS_GRADES, Cell, Problem, Transcript
 from agents.catalog.transcript import TranscriptCourse as Course
 from agents.errors import StudentRecordError
@@ -41,12 +41,8 @@ def read_csv(data: bytes, source: str) -> Transcript:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise StudentRecordError(
-            source,
-            [f"line {line}: not UTF-8 text (byte {data[exc.start]:#04x}); save the CSV as "
-             "UTF-8"],
-        ) from None  # fmt: skip
+        line, what = not_utf8(data, exc)
+        raise StudentRecordError(source, [f"line {line}: {what}; save the CSV as UTF-8"]) from None
     if not text.strip():
         raise StudentRecordError(
             source, [f"the file is empty; a CSV transcript starts with the header {_header()}"]

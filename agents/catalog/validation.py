@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from agents.catalog.limits import loads as bounded_loads
-from agents.catalog.limits import size_problem, unicode_problem
+from agents.catalog.limits import not_utf8, size_problem, unicode_problem
 from agents.catalog.prereq import COURSE_CODE_PATTERN, suggest_course_code
 from agents.catalog.terms import TERM_CODE_PATTERN, active_calendar
 from agents.errors import TermError
@@ -46,9 +46,8 @@ def read_json(path: str | Path, error: Callable[[str, list[str]], Exception], wh
     try:
         value = bounded_loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        problem = f"line {line}: not UTF-8 text (byte {data[exc.start]:#04x}); is this {what}?"
-        raise error(str(p), [problem]) from None
+        line, problem = not_utf8(data, exc)
+        raise error(str(p), [f"line {line}: {problem}; is this {what}?"]) from None
     except json.JSONDecodeError as exc:
         problem = f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         raise error(str(p), [problem]) from None

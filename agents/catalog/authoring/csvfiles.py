@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.catalog.limits import size_problem
+from agents.catalog.limits import not_utf8, size_problem
 
 
 @dataclass(frozen=True)
@@ -61,10 +61,9 @@ def read_layout_text(path: Path, name: str, problems: list[str]) -> str | None:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
+        line, what = not_utf8(data, exc)
         problems.append(
-            f"{name}:{line}: not UTF-8 text (byte {data[exc.start]:#04x}) - save the file "
-            "as UTF-8 (in a spreadsheet: CSV UTF-8)"
+            f"{name}:{line}: {what} - save the file as UTF-8 (in a spreadsheet: CSV UTF-8)"
         )
         return None
 
