@@ -60,10 +60,11 @@ def full_pool() -> Iterator[None]:
 
 
 def copy_prefix(k: int) -> str:
-    """Letters that mark copy ``k`` (1 -> 'K', 2 -> 'L', ..., 16 -> 'Z', 17 -> 'KK', 18 -> 'LK')."""
+    """Letters that mark copy ``k`` (1 -> 'K', 2 -> 'L', ..., 13 -> 'W', 14 -> 'Y', 15 -> 'Z',
+    16 -> 'KK', 17 -> 'LK'). Never 'X': in a code pattern ('XBF-3xx') it is a wildcard."""
     if k < 1:
         raise ValueError(f"copy index {k!r} must be at least 1")
-    letters = string.ascii_uppercase[10:]
+    letters = string.ascii_uppercase[10:].replace("X", "")
     out = ""
     k -= 1
     while True:

@@ -35,8 +35,15 @@ def test_copy_code_writes_the_subject_behind_the_copy_prefix(
 
 def test_copy_prefixes_are_distinct() -> None:
     prefixes = [copy_prefix(k) for k in range(1, 300)]
-    assert prefixes[:3] == ["K", "L", "M"] and prefixes[15:18] == ["Z", "KK", "LK"]
+    assert prefixes[:3] == ["K", "L", "M"] and prefixes[14:17] == ["Z", "KK", "LK"]
     assert len(set(prefixes)) == len(prefixes)
+    # 'x' is a code pattern's wildcard: a copy named X could not match its own patterns.
+    assert not [p for p in prefixes if "X" in p]
+
+
+def test_a_real_size_catalog_builds() -> None:
+    # 15 copies: about 3,200 courses, the real-scale benchmark's catalog.
+    assert len(enlarge(load_catalog(), 15).courses) > 3000
 
 
 def test_a_subject_too_long_to_copy_is_named() -> None:

@@ -73,6 +73,7 @@ import structlog
 from agents.catalog import Catalog, StudentRecord, Term
 from agents.catalog.overrides import effective_catalog
 from agents.planner.bound import relax
+from agents.planner.cpsat import Watch, expired, watch
 from agents.planner.prep import Prep
 from agents.planner.proof import RELAX_DTIME, prove
 from agents.planner.reasons import analysis_reasons, diagnose, input_reasons
@@ -91,7 +92,52 @@ def plan(
     programs: Sequence[str],
     constraints: PlanConstraints,
 ) -> PlanResult:
-    """Plan every remaining term to graduation for ``programs`` (declared plus added)."""
+    """Plan every remaining term to graduation for ``programs`` (declared plus added).
+
+    Every solve runs within a deterministic budget; ``constraints.time_limit_s`` of
+    wall-clock time is only the safety net. When it fires, the answer would depend on the
+    machine's load: it is labelled ``timed_out`` (``safety_net``), never given as the
+    normal answer."""
+    with watch(constraints.time_limit_s) as w:
+        result = _plan(catalog, student, programs, constraints)
+    if w.fired and result.infeasible_kind != "timed_out":
+        result = safety_net(result, w)
+    return result
+
+
+def safety_net(result: PlanResult, w: Watch) -> PlanResult:
+    """``result`` reached after the wall-clock safety net fired: no plan, labelled
+    ``timed_out``, with where it fired."""
+    limit = TimeLimit(
+        stage="wall_clock",
+        seconds=w.seconds,
+        message=f"the planner's safety limit of {w.seconds:g} s of wall-clock time ran out "
+        f"({w.fired[0]}) before its work was done - the machine may be overloaded; the "
+        "answer would depend on the machine's load, so none is given and nothing is proved: "
+        "run the request again, or raise time_limit_s",
+    )
+    log.warning("planner.timed_out", where=w.fired[0], seconds=w.seconds, was=result.status)
+    return PlanResult(
+        status="infeasible",
+        terms=[],
+        graduation_term=None,
+        units_planned=0.0,
+        extra_units=0.0,
+        reasons=[limit.message],
+        earliest_feasible_term=None,
+        requirement_of={},
+        infeasible_kind="timed_out",
+        time_limits=[limit, *result.time_limits],
+        solve_ms=result.solve_ms,
+    )
+
+
+def _plan(
+    catalog: Catalog,
+    student: StudentRecord,
+    programs: Sequence[str],
+    constraints: PlanConstraints,
+) -> PlanResult:
     t0 = time.perf_counter()
     catalog = effective_catalog(catalog, student)  # the advisor's exceptions, if any
     setup = PlanSetup(catalog, student, programs, constraints)
@@ -185,7 +231,7 @@ def _main_limit(
     where = STAGE_WORDS[stage]
     if sol.retried:
         where += " on the full candidate pool (the pruned pool has no plan)"
-    if time.perf_counter() >= deadline:
+    if expired(deadline, STAGE_WORDS[stage]):
         return TimeLimit(
             stage=stage,
             seconds=time_limit_s,
@@ -273,12 +319,12 @@ def _earliest(setup: PlanSetup, deadline: float, limits: list[TimeLimit]) -> str
     wide = setup.prep(setup.latest)
     if input_reasons(setup, wide) or analysis_reasons(setup, wide, setup.latest):
         return None
-    seconds = max(0.5, deadline - time.perf_counter())
-    alt = setup.solve(wide, seconds, True)
+    alt = setup.solve(wide, max(0.5, deadline - time.perf_counter()), True)
     if alt.status == "infeasible" and not wide.full:
-        seconds = max(0.5, deadline - time.perf_counter())
         wide, alt = on_every_course(setup, setup.latest, deadline, first=True)
     if alt.status == "unknown":
+        # The deterministic budget of the step that ran out (never the wall clock's).
+        seconds = alt.limit[1] if alt.limit else setup.c.time_limit_s
         limits.append(
             TimeLimit(
                 stage="earliest_graduation",

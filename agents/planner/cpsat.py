@@ -1,18 +1,111 @@
 """CP-SAT helpers shared by the planner's models: the model class, a deterministic solver,
-one objective from parts in priority order, and credits as whole numbers (``Steps``)."""
+the wall-clock safety net, one objective from parts in priority order, and credits as whole
+numbers (``Steps``).
+
+**Deterministic budgets.** Every solve has a budget in CP-SAT's deterministic time
+(``max_deterministic_time``: work done, not seconds passed), one search worker and a fixed
+seed, so what it returns depends on the model alone - never on the machine's load. Loops
+over solves are bounded by counts. Wall-clock time is only a safety net (``watch``: the
+request's ``time_limit_s``): when it fires - a solver stopped by it, or a loop that checked
+it - the planning call records it (``Watch.fired``), logs ``planner.safety_net`` and its
+answer is labelled ``timed_out`` instead of being presented as the normal answer
+(``agents.planner.api``).
+"""
 
 from __future__ import annotations
 
 import math
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import structlog
 from ortools.sat.python import cp_model
 
 from agents.catalog import Catalog
 from agents.catalog.credits import HUNDREDTHS, credit_step, from_hundredths
 
+log = structlog.get_logger(__name__)
+
 SEED = 20260901
+# A solver stopped this close to its wall limit, short of its deterministic budget, was
+# stopped by the wall clock (CP-SAT checks its limits between steps).
+WALL_SHARE = 0.9
+
+
+@dataclass
+class Watch:
+    """The wall-clock safety net of one planning call: its limit, and where it fired."""
+
+    seconds: float
+    deadline: float
+    fired: list[str] = field(default_factory=list)
+
+    def fire(self, where: str) -> None:
+        if not self.fired:
+            log.warning("planner.safety_net", where=where, seconds=self.seconds)
+        self.fired.append(where)
+
+
+_WATCH: ContextVar[Watch | None] = ContextVar("planner_watch", default=None)
+
+
+@contextmanager
+def watch(seconds: float) -> Iterator[Watch]:
+    """The safety net for the planning call inside: ``seconds`` of wall-clock time. A call
+    inside another keeps the outer one (it fires for both)."""
+    outer = _WATCH.get()
+    if outer is not None:
+        yield outer
+        return
+    w = Watch(seconds, time.perf_counter() + seconds)
+    token = _WATCH.set(w)
+    try:
+        yield w
+    finally:
+        _WATCH.reset(token)
+
+
+def expired(deadline: float, where: str) -> bool:
+    """Whether the wall-clock ``deadline`` has passed - the safety net only: when it has, the
+    planning call's answer is labelled ``timed_out`` (``Watch.fired``)."""
+    if time.perf_counter() < deadline:
+        return False
+    w = _WATCH.get()
+    if w is not None:
+        w.fire(where)
+    return True
+
+
+class Solver(cp_model.CpSolver):
+    """A CP-SAT solver that tells the safety net when the wall clock, not its deterministic
+    budget, stopped it."""
+
+    def __init__(self, where: str = "solver") -> None:
+        super().__init__()
+        self.where = where
+
+    def solve(
+        self,
+        model: cp_model.CpModel,
+        solution_callback: cp_model.CpSolverSolutionCallback | None = None,
+    ) -> cp_model.CpSolverStatus:
+        code = super().solve(model, solution_callback)
+        p = self.parameters
+        if (
+            code not in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+            and self.wall_time >= WALL_SHARE * p.max_time_in_seconds
+            and self.deterministic_time < p.max_deterministic_time
+        ):
+            w = _WATCH.get()
+            if w is not None:
+                w.fire(self.where)
+            else:
+                log.warning("planner.safety_net", where=self.where, seconds=p.max_time_in_seconds)
+        return code
 
 
 class Model(cp_model.CpModel):
@@ -25,21 +118,22 @@ class Model(cp_model.CpModel):
 
 
 def make_solver(
-    seconds: float, dtime: float | None = None, *, symmetry: bool = True
-) -> cp_model.CpSolver:
-    """One worker and a fixed seed: the same model always gives the same answer. Without
-    ``symmetry`` CP-SAT does not look for symmetries (a model that orders its
-    interchangeable variables itself, ``agents.planner.twins``, only pays for the search)."""
-    solver = cp_model.CpSolver()
+    seconds: float, dtime: float, *, symmetry: bool = True, where: str = "solver"
+) -> Solver:
+    """One worker, a fixed seed and a deterministic budget (``dtime``): the same model
+    always gives the same answer. ``seconds`` of wall-clock time is the safety net only
+    (module docstring). Without ``symmetry`` CP-SAT does not look for symmetries (a model
+    that orders its interchangeable variables itself, ``agents.planner.twins``, only pays
+    for the search)."""
+    solver = Solver(where)
     if not symmetry:
         solver.parameters.symmetry_level = 0
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = SEED
     solver.parameters.max_time_in_seconds = max(0.01, seconds)
+    solver.parameters.max_deterministic_time = dtime
     # Ctrl-C belongs to the pipeline runner (checkpoint, then stop), not to the solver.
     solver.parameters.catch_sigint_signal = False
-    if dtime is not None:
-        solver.parameters.max_deterministic_time = dtime
     return solver
 
 

@@ -18,8 +18,10 @@ Each alternative goes through the same degree-audit agreement as ``plan``
 (``agents.planner.repair``), and through ``check`` when the caller gives one (the
 pipeline's independent verifier, section and policy checks): a rejected plan is still cut,
 so the search moves past it, but it is not returned. The search is deterministic (the
-solver settings of ``plan``) and bounded: all alternatives together get the constraints'
-``time_limit_s``; when it runs out, the ones found so far are returned.
+solver settings of ``plan``: deterministic budgets) and bounded by counts; all
+alternatives together have the constraints' ``time_limit_s`` of wall-clock time as a safety
+net: when it fires, what was found depends on the machine's load, so none is returned (and
+the log says ``planner.alternatives.timed_out``).
 
 Each is labelled by how it compares with the chosen plan on graduation, dormant courses and
 consent a prerequisite could replace (``agents.planner.risky``), units and consent
@@ -51,6 +53,7 @@ from agents.catalog import (
 from agents.catalog.overrides import effective_catalog
 from agents.errors import PlanningError
 from agents.planner.api import end_term, solve_through
+from agents.planner.cpsat import expired, watch
 from agents.planner.fit import FREE_ELECTIVE
 from agents.planner.prep import Prep
 from agents.planner.repair import agree_with_audit
@@ -101,7 +104,26 @@ def alternatives(
         raise PlanningError(f"k={k!r}: ask for 0 to {MAX_ALTERNATIVES} alternatives")
     if k == 0 or best.graduation_term is None or not any(t.courses for t in best.terms):
         return []
-    deadline = time.perf_counter() + constraints.time_limit_s
+    with watch(constraints.time_limit_s) as w:
+        found = _search(catalog, student, programs, constraints, best, k, check, w.deadline)
+    if w.fired:
+        log.warning("planner.alternatives.timed_out", student=student.id, where=w.fired[0],
+                    found=len(found), seconds=w.seconds)  # fmt: skip
+        return []
+    return found
+
+
+def _search(
+    catalog: Catalog,
+    student: StudentRecord,
+    programs: Sequence[str],
+    constraints: PlanConstraints,
+    best: PlanResult,
+    k: int,
+    check: Check | None,
+    deadline: float,
+) -> list[PlanAlternative]:
+    """The k-best search of ``alternatives`` (``deadline``: its safety net)."""
     graduation = Term.parse(best.graduation_term)
     catalog = effective_catalog(catalog, student)  # the advisor's exceptions, as in plan()
     setup = PlanSetup(catalog, student, programs, constraints)
@@ -111,8 +133,7 @@ def alternatives(
     found: list[PlanAlternative] = []
     rejected = 0
     while len(found) < k and rejected < REJECTED_MAX:
-        if time.perf_counter() >= deadline:
-            log.info("planner.alternatives.time_out", student=student.id, found=len(found))
+        if expired(deadline, "alternatives"):
             break
         t0 = time.perf_counter()
         if by == "course_set":

@@ -34,11 +34,11 @@ Bounds not met: the pool is widened with the courses the relaxation chose (their
 prerequisites come with the pool's closure) and the plan solved again, at most
 ``WIDEN_ROUNDS`` times; a better plan replaces the old one (the bounds do not depend on
 the pool). Still not met, on a catalog of at most ``WHOLE_MAX`` usable courses: the plan
-is solved on every usable course within ``WHOLE_SECONDS``; that solve's proof is one over
-the whole catalog (the sample catalogs stay proved whatever the pool loses). Still not
-met: the status is "feasible", ``catalog_bound`` holds the bounds and the gap, and a note
-says "best plan within N candidate courses of the M usable ones; not proved over the
-whole catalog: its bound is X units by TERM (gap Y)".
+is solved on every usable course (within the staged solve's deterministic budgets); that
+solve's proof is one over the whole catalog (the sample catalogs stay proved whatever the
+pool loses). Still not met: the status is "feasible", ``catalog_bound`` holds the bounds
+and the gap, and a note says "best plan within N candidate courses of the M usable ones;
+not proved over the whole catalog: its bound is X units by TERM (gap Y)".
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ import structlog
 
 from agents.catalog import credit_sub
 from agents.planner.bound import Relaxed, relax, spare_courses
-from agents.planner.cpsat import Steps, catalog_steps
+from agents.planner.cpsat import Steps, catalog_steps, expired
 from agents.planner.floor import units_floor
 from agents.planner.prep import INF, Prep
 from agents.planner.repair import agree_with_audit
@@ -67,7 +67,6 @@ log = structlog.get_logger(__name__)
 WIDEN_ROUNDS = 2
 RELAX_DTIME = 0.25  # deterministic budget of each relaxation solve
 WHOLE_MAX = 300  # usable courses up to which an unproved plan is solved on all of them
-WHOLE_SECONDS = 2.0
 
 
 @dataclass(frozen=True, order=True)
@@ -240,7 +239,7 @@ def widen(
     method: ProofMethod = "bound"
     scale = catalog_steps(setup.catalog)
     for i in range(WIDEN_ROUNDS):
-        if b.met_by(best) or time.perf_counter() >= deadline:
+        if b.met_by(best) or expired(deadline, "proof: widening the pool"):
             break
         extra = [*out.prep.pool, *sorted(b.courses - set(out.prep.pool))]
         wide = like(setup, out.prep, extra=extra, slack=2**i)
@@ -266,12 +265,11 @@ def whole(
     setup: PlanSetup, out: Proved, full: Prep, best: Objective, b: Bounds, deadline: float
 ) -> tuple[Objective, Bounds, ProofMethod]:
     """A catalog small enough (``WHOLE_MAX`` usable courses): solve on every usable course,
-    within ``WHOLE_SECONDS``. Its proof of optimality is one over the whole catalog: the
-    bounds become its objective, and its plan replaces a worse one in ``out``."""
-    seconds = min(WHOLE_SECONDS, deadline - time.perf_counter())
-    if seconds <= 0:
+    within the staged solve's deterministic budgets. Its proof of optimality is one over the
+    whole catalog: the bounds become its objective, and its plan replaces a worse one in ``out``."""
+    if expired(deadline, "proof: the whole catalog"):
         return best, b, "bound"
-    sol = setup.solve(full, seconds, False)
+    sol = setup.solve(full, deadline - time.perf_counter(), False)
     if sol.status != "optimal":
         return best, b, "bound"
     sol, notes = agree_with_audit(setup, full, sol, deadline)

@@ -18,6 +18,7 @@ import math
 import time
 
 from agents.catalog import Term, credit_sum, unit_name
+from agents.planner.cpsat import expired
 from agents.planner.prep import INF, Prep
 from agents.planner.reqtree import Leaf
 from agents.planner.schema import TimeLimit
@@ -329,7 +330,7 @@ def diagnose(
     )
     undecided: list[float] = []
     for i, (text, change, programs, no_sharing) in enumerate(probes):
-        if time.perf_counter() >= deadline:
+        if expired(deadline, "diagnosis"):
             undecided.extend([0.0] * (len(probes) - i))
             break
         relaxed = c.model_copy(update=change)
@@ -339,12 +340,12 @@ def diagnose(
             prep.sharing = []
         if input_reasons(s2, prep) or analysis_reasons(s2, prep, end):
             continue
-        seconds = min(2.0, deadline - time.perf_counter())
-        sol = s2.solve(prep, seconds, True)
+        sol = s2.solve(prep, deadline - time.perf_counter(), True)
         if sol.status in ("optimal", "feasible"):
             return [text]
         if sol.status == "unknown":
-            undecided.append(max(0.05, seconds))
+            # The deterministic budget of the step that ran out (never the wall clock's).
+            undecided.append(sol.limit[1] if sol.limit else 0.0)
     if undecided and limits is not None:
         n = len(undecided)
         limits.append(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from agents.planner.cpsat import expired
 from agents.planner.prep import Prep
 from agents.planner.setup import PlanSetup
 from agents.planner.solution import Solution
@@ -36,7 +37,7 @@ def agree_with_audit(
         planned = {c: prep.terms[i].code for c, i in sol.placement.items()}
         report = audit(setup.catalog, setup.student, codes, planned=planned)
         problems = [p for p in unmet(report) if p[1] != "program-gpa"]
-        if not problems or time.perf_counter() >= deadline:
+        if not problems or expired(deadline, "agreement with the degree audit"):
             break
         pins, orders, short = audit_pins(report, sol, problems)
         if not pins - prep.pins and not orders - prep.orders and short <= 0:

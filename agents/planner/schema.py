@@ -186,7 +186,12 @@ class PlanConstraints(ConstraintSet):
         description="Whether every optional term (summer, interim) may be used, beside "
         "``optional_terms`` and ``optional_kinds`` (the name predates calendars).",
     )
-    time_limit_s: float = Field(default=10.0, gt=0, description="Solver time limit in seconds.")
+    time_limit_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="The planner's wall-clock safety net in seconds (every solve has its own "
+        "deterministic budget; when this fires the answer is labelled timed_out).",
+    )
 
     def allows(self, term: Term) -> bool:
         """As ``ConstraintSet.allows``; every optional term too with ``include_summer``."""
@@ -214,6 +219,7 @@ TimeLimitStage = Literal[
     "section_selection",
     "counter_proposal",
     "clash_replan",
+    "wall_clock",
 ]
 
 
@@ -226,9 +232,13 @@ class TimeLimit(_Model):
         "'earliest_graduation' (the earliest term when the target cannot be met), "
         "'diagnosis' (which constraint makes a request infeasible), 'section_selection' (the "
         "next term's sections), 'counter_proposal' (the plan for the earliest feasible term), "
-        "'clash_replan' (a re-plan around a section clash)."
+        "'clash_replan' (a re-plan around a section clash), 'wall_clock' (the planner's "
+        "wall-clock safety net fired: the answer would have depended on the machine's load)."
     )
-    seconds: float = Field(description="The limit that ran out, in seconds.")
+    seconds: float = Field(
+        description="The limit that ran out: a deterministic budget (CP-SAT's deterministic "
+        "time, roughly seconds of work) for a step, wall-clock seconds for 'wall_clock'."
+    )
     message: str = Field(
         description="What was left undecided, in words, e.g. 'no plan was found within 0.5 s "
         "at course selection; this does not prove that none exists'."

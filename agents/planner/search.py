@@ -3,8 +3,9 @@
 ``fill_strategy`` installs the depth-first decision order used with CP-SAT's fixed search
 (term by term, critical courses first); ``run`` solves a ``PlanModel`` once with the
 planner's settings; ``portfolio`` tries a few deterministic settings in turn. Every solver
-comes from ``make_solver``: one worker and a fixed seed, so the same model always gives the
-same answer.
+comes from ``make_solver``: one worker, a fixed seed and a deterministic budget, so the same
+model always gives the same answer (wall-clock time is only the safety net,
+``agents.planner.cpsat``).
 """
 
 from __future__ import annotations
@@ -15,17 +16,18 @@ import structlog
 from ortools.sat.python import cp_model
 
 from agents.catalog import CourseCond, iter_prereq
-from agents.planner.cpsat import make_solver
+from agents.planner.cpsat import expired, make_solver
 from agents.planner.model import PlanModel
 
 log = structlog.get_logger(__name__)
 
-PORTFOLIO: list[tuple[dict[str, object], float | None]] = [
+PORTFOLIO: list[tuple[dict[str, object], float]] = [
     ({}, 0.05),
     ({"linearization_level": 0}, 0.05),
     ({"search_branching": cp_model.PORTFOLIO_WITH_QUICK_RESTART_SEARCH}, 0.05),
-    ({"linearization_level": 2}, None),
+    ({"linearization_level": 2}, 0.1),
 ]
+PORTFOLIO_DTIME = sum(d for _, d in PORTFOLIO)  # the portfolio's whole budget
 
 
 def fill_strategy(pm: PlanModel) -> None:
@@ -71,7 +73,7 @@ def run(
     pm: PlanModel,
     expr: cp_model.LinearExprT | None,
     seconds: float,
-    dtime: float | None = None,
+    dtime: float,
     *,
     fixed_search: bool = False,
     presolve: bool = True,
@@ -101,12 +103,14 @@ def portfolio(
     pm: PlanModel, expr: cp_model.LinearExprT, seconds: float
 ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
     """Short deterministic runs with different settings, then a long one: on tight
-    packings each setting is sometimes fast and sometimes very slow (heavy tails)."""
+    packings each setting is sometimes fast and sometimes very slow (heavy tails). Each run
+    has a deterministic budget; ``seconds`` is the safety net."""
     pm.m.minimize(expr)
     deadline = time.perf_counter() + seconds
     best: tuple[cp_model.CpSolverStatus, cp_model.CpSolver] | None = None
     for params, dtime in PORTFOLIO:
-        solver = make_solver(max(0.01, deadline - time.perf_counter()), dtime)
+        left = max(0.01, deadline - time.perf_counter())
+        solver = make_solver(left, dtime, where="placement portfolio")
         for key, value in params.items():
             setattr(solver.parameters, key, value)
         code = solver.solve(pm.m)
@@ -120,6 +124,6 @@ def portfolio(
             return code, solver
         if code == cp_model.FEASIBLE and best is None:
             best = (code, solver)
-        if time.perf_counter() >= deadline:
+        if expired(deadline, "placement portfolio"):
             break
     return best if best is not None else (code, solver)

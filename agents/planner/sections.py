@@ -1,7 +1,8 @@
 """Next-term section selection: one section per course, no time clashes, free time kept.
 
 ``select_sections(catalog, term, courses, ...)`` picks a section of every course for the
-term with a small CP-SAT model (one worker, fixed seed: deterministic). Priorities, in
+term with a small CP-SAT model (one worker, fixed seed, a deterministic budget:
+deterministic). Priorities, in
 order: fewest clashing pairs, fewest free-time conflicts (meetings on a day to keep free,
 before ``not_before`` or after ``not_after``), then the first-listed sections (by section
 id) as the tie-break.
@@ -17,9 +18,11 @@ section, ``alternative`` is the best course set for the term that fits completel
 
 The alternative keeps the request's order, replacements appended.
 
-Each model has a time limit (``TIME_LIMIT_S``); a choice not proved best within it says so
-(``SectionChoice.timed_out``): its clashes are those of the best choice found (the
-first-listed sections when none was), never a proof that no clash-free choice exists.
+Each model has a deterministic budget (``SECTION_DTIME``) and a wall-clock safety net
+(``TIME_LIMIT_S``, ``agents.planner.cpsat``); a choice not proved best within them says so
+(``SectionChoice.timed_out``, the budget that ran out): its clashes are those of the best
+choice found (the first-listed sections when none was), never a proof that no clash-free
+choice exists.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from ortools.sat.python import cp_model
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.catalog import Catalog, Meeting, Section, Term
-from agents.planner.cpsat import Model
+from agents.planner.cpsat import Model, Solver, make_solver
 
 log = structlog.get_logger(__name__)
 
@@ -92,8 +95,9 @@ class SectionChoice(BaseModel):
     not_after: str | None = Field(default=None, description="Latest end wished, 'HH:MM'.")
     timed_out: float | None = Field(
         default=None,
-        description="The time limit (seconds) that ran out before the choice (or the "
-        "alternative) was proved best: the clashes and conflicts are those of the best choice "
+        description="The limit that ran out before the choice (or the alternative) was "
+        "proved best - the deterministic budget, or the wall-clock safety net's seconds when "
+        "it fired: the clashes and conflicts are those of the best choice "
         "found (the first-listed sections when none was), not proved unavoidable. None: proved.",
     )
 
@@ -193,17 +197,20 @@ def _sections(catalog: Catalog, term: str, code: str) -> list[Section]:
     return sorted(course.sections_in(term), key=lambda s: s.id)
 
 
-TIME_LIMIT_S = 5.0  # per model; a choice not proved within it says so (``timed_out``)
+SECTION_DTIME = 1.0  # deterministic budget per model; not proved within it: ``timed_out``
+TIME_LIMIT_S = 5.0  # wall-clock safety net per model (``agents.planner.cpsat``)
 
 
-def _solver() -> cp_model.CpSolver:
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
+def _solver() -> Solver:
+    solver = make_solver(TIME_LIMIT_S, SECTION_DTIME, where="section selection")
     solver.parameters.random_seed = SEED
-    solver.parameters.max_time_in_seconds = TIME_LIMIT_S
-    # Ctrl-C belongs to the pipeline runner (checkpoint, then stop), not to the solver.
-    solver.parameters.catch_sigint_signal = False
     return solver
+
+
+def _ran_out(solver: Solver) -> float:
+    """The limit that stopped ``solver`` before a proof: the wall clock's (the safety net
+    fired) or, as always otherwise, the deterministic budget."""
+    return TIME_LIMIT_S if solver.deterministic_time < SECTION_DTIME else SECTION_DTIME
 
 
 def select_sections(
@@ -255,7 +262,7 @@ def select_sections(
     )
     solver = _solver()
     code = solver.solve(m)
-    timed_out = None if code == cp_model.OPTIMAL else TIME_LIMIT_S
+    timed_out = None if code == cp_model.OPTIMAL else _ran_out(solver)
     # Without any answer in time, the first-listed sections (their clashes are real).
     chosen = {c: 0 for c in placed}
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -286,11 +293,11 @@ def select_sections(
     alternative = None
     if clashes or conflicts or unscheduled:
         keep = set(courses) if required is None else set(required)
-        alternative, proved = _alternative(
+        alternative, ran_out = _alternative(
             catalog, term, courses, keep, list(candidates), days, not_before, not_after
         )
-        if not proved:
-            timed_out = TIME_LIMIT_S
+        if ran_out is not None:
+            timed_out = ran_out
     result = SectionChoice(
         term=term,
         status=status,
@@ -318,10 +325,10 @@ def _alternative(
     days: list[str],
     not_before: str | None,
     not_after: str | None,
-) -> tuple[list[str] | None, bool]:
-    """The best fully fitting course set (see the module docstring for the rule), and
-    whether it was proved best: when the time limit runs out first, the best set found, or
-    None when none was."""
+) -> tuple[list[str] | None, float | None]:
+    """The best fully fitting course set (see the module docstring for the rule), and the
+    limit that ran out before it was proved best (None: proved): then the best set found,
+    or None when none was."""
     reps = [c for c in dict.fromkeys(candidates) if c not in courses]
     every = courses + reps
     usable = {
@@ -362,6 +369,9 @@ def _alternative(
     )
     solver = _solver()
     code = solver.solve(m)
+    if code == cp_model.INFEASIBLE:
+        return None, None
     if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return None, False
-    return [c for c in every if solver.boolean_value(take[c])], code == cp_model.OPTIMAL
+        return None, _ran_out(solver)
+    ran_out = None if code == cp_model.OPTIMAL else _ran_out(solver)
+    return [c for c in every if solver.boolean_value(take[c])], ran_out

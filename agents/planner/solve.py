@@ -44,7 +44,7 @@ from agents.planner.goals import balance, keep_overload, least_overload, overloa
 from agents.planner.model import PlanModel
 from agents.planner.prep import Prep
 from agents.planner.risky import before_units, consent_needed, risky_parts, route_exists
-from agents.planner.search import fill_strategy, portfolio, run
+from agents.planner.search import PORTFOLIO_DTIME, fill_strategy, portfolio, run
 from agents.planner.select import (
     Selection,
     SelectionModel,
@@ -105,7 +105,7 @@ def solve_plan(
         if selector.proved_infeasible:
             return Solution("infeasible", stages=["selection: infeasible"])
         # Not a proof: the step's budget ran out first (``api.plan`` says which and how long).
-        spent = round(min(given, SELECT_DTIME), 6)
+        spent = SELECT_DTIME
         stages = ["selection: no answer in time"]
         return Solution("unknown", stages=stages, limit=("course_selection", spent))
     low = scale.credits(sel.lower_bound)
@@ -167,7 +167,7 @@ def solve_plan(
                 continue
             decided = False
             if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-                ran_out = round(given, 6)
+                ran_out = PORTFOLIO_DTIME
             if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 placement = full.extract(solver)
                 counts = full.counts(solver)
