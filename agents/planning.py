@@ -173,9 +173,9 @@ def to_plan_constraints(cs: ConstraintSet, intake: IntakeResult, tools: Toolbox)
     pinned = {c for c, t in cs.fixed.items() if t == first}
     wanted = pinned | set(cs.include)
     prefs = intake.constraints.time_preferences
-    # The next term's sections are known: keep pairs that can never both fit out of it,
-    # and courses whose every section breaks the student's free-time wishes.
-    pairs = [p for p in tools.clashing_pairs(first) if not set(p) <= pinned]
+    # The next term's sections are known: the planner keeps pairs that can never both fit
+    # out of it (``PlanConstraints.clash_terms``), and courses whose every section breaks
+    # the student's free-time wishes.
     not_in = {
         c: [first]
         for c in never_free(
@@ -185,7 +185,7 @@ def to_plan_constraints(cs: ConstraintSet, intake: IntakeResult, tools: Toolbox)
     }
     return PlanConstraints.from_constraint_set(
         cs,
-        exclusive_pairs={first: pairs} if pairs else {},
+        clash_terms=[first],
         not_in_term=not_in,
         interests=interests,
         horizon_terms=tools.horizon_terms,

@@ -63,7 +63,6 @@ class Toolbox:
     today: Callable[[], date] = date.today
     """The clock: the day a request without ``as_of`` is judged on (advisor exceptions
     expire against it). Tests pass a fixed day."""
-    _pairs: dict[str, list[tuple[str, str]]] = field(default_factory=dict, repr=False)
     _plans: PlanMemo | None = field(default=None, repr=False)
 
     @cached_property
@@ -90,12 +89,3 @@ class Toolbox:
         return (
             given if given is not None else HORIZON_YEARS * self.catalog.calendar.regular_per_year
         )
-
-    def clashing_pairs(self, term: str) -> list[tuple[str, str]]:
-        """Course pairs whose sections in ``term`` always clash (see
-        ``agents.planner.always_clashing``), computed once per term."""
-        if term not in self._pairs:
-            from agents.planner import always_clashing
-
-            self._pairs[term] = always_clashing(self.catalog, term)
-        return self._pairs[term]

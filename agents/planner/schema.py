@@ -173,6 +173,14 @@ class PlanConstraints(ConstraintSet):
         description="Pairs of courses that may not share a term: term code -> pairs (e.g. "
         "every section of one clashes with every section of the other).",
     )
+    clash_terms: list[str] = Field(
+        default_factory=list,
+        description="Terms whose published sections the plan must fit: two courses every "
+        "section of which clashes with every section of the other "
+        "(``agents.planner.always_clashing``, computed once per catalog and term) do not "
+        "share such a term, unless both are fixed there (the student's own choice; the "
+        "critique names the clash).",
+    )
     not_in_term: dict[str, list[str]] = Field(
         default_factory=dict,
         description="Terms a course must not be placed in: course -> term codes (e.g. to "

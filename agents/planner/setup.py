@@ -14,6 +14,7 @@ from agents.errors import PlanningError
 from agents.planner.pool import build_pool
 from agents.planner.prep import Prep
 from agents.planner.schema import PlanConstraints
+from agents.planner.sections import clash_partners
 from agents.planner.solution import Solution
 from agents.planner.solve import solve_plan
 from agents.planner.terms import default_latest, horizon, next_allowed, parse_term
@@ -55,6 +56,21 @@ class PlanSetup:
             for code in codes:
                 if code not in catalog.course_by_code:
                     raise PlanningError(f"{what}: unknown course {code!r}")
+        # Courses kept apart in a term: term code -> (course -> partners, courses fixed
+        # there whose pairs are the student's choice), the request's own pairs and those
+        # the catalog's sections rule out in its clash terms (``clash_partners``).
+        self.apart: list[tuple[str, dict[str, frozenset[str]], set[str]]] = []
+        for code, pairs in c.exclusive_pairs.items():
+            given: dict[str, set[str]] = {}
+            for a, b in pairs:
+                given.setdefault(a, set()).add(b)
+                given.setdefault(b, set()).add(a)
+            self.apart.append((code, {k: frozenset(v) for k, v in given.items()}, set()))
+        for term in c.clash_terms:
+            code = parse_term(term, "clash_terms").code
+            pinned = {k for k, t in self.fixed.items() if t == code}
+            self.apart.append((code, clash_partners(catalog, code), pinned))
+
         # Earlier plans an alternative must differ from (``agents.planner.cuts``).
         self.other_sets: list[frozenset[str]] = []
         self.other_placements: list[dict[str, str]] = []
@@ -115,7 +131,6 @@ class PlanSetup:
         prep.not_in = {c: set(ts) for c, ts in self.c.not_in_term.items()}
         wanted = self.c.term_min_courses
         prep.min_courses = {i: wanted[t.code] for i, t in enumerate(terms) if t.code in wanted}
-        prep.exclusive = {t: list(pairs) for t, pairs in self.c.exclusive_pairs.items()}
         prep.standard, prep.slack = standard, slack
         # Preps of one end term and loads share their per-course facts (the pruned pool,
         # the full one after it, a widened one for a proof).
@@ -123,8 +138,22 @@ class PlanSetup:
         if source is not None:
             prep.share(source)
         build_pool(prep, full, extra)
+        prep.exclusive = self.exclusive_in(prep.pool)
         self._shared.setdefault((end.code, standard), prep)
         return prep
+
+    def exclusive_in(self, pool: Collection[str]) -> dict[str, list[tuple[str, str]]]:
+        """The pairs of ``pool`` courses kept apart, by term (in code order): only these
+        can reach a model, whatever the size of the catalog's list."""
+        inside = set(pool)
+        out: dict[str, set[tuple[str, str]]] = {}
+        for code, partners, pinned in self.apart:
+            found = out.setdefault(code, set())
+            for a in inside:
+                for b in partners.get(a, ()):
+                    if a < b and b in inside and not (a in pinned and b in pinned):
+                        found.add((a, b))
+        return {code: sorted(pairs) for code, pairs in out.items() if pairs}
 
     def solve(self, prep: Prep, seconds: float, first_only: bool) -> Solution:
         """The staged solve of ``prep`` under these constraints (at least 50 ms)."""
