@@ -1,13 +1,15 @@
 """Facts about a catalog that every plan reuses, computed once per catalog and kept with it
 (``Catalog.derived``): anti-requisites in both directions, the minimum grades prerequisites
-ask of each course, the courses matching each course-set requirement, and which terms each
-course runs in."""
+ask of each course, the courses matching each course-set requirement, and the positions each
+course runs in for a horizon."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from agents.catalog import Catalog, CourseCond, iter_prereq
+
+POSITIONS_KEPT = 64  # horizons whose offered positions are kept per catalog
 
 
 @dataclass
@@ -17,8 +19,23 @@ class CatalogIndex:
     antireqs: dict[str, set[str]]  # both directions
     prereq_grades: dict[str, list[str]]  # course -> minimum grades prerequisites ask of it
     matching: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # leaf -> courses
-    # (course, term code) -> whether it runs then (``agents.catalog.offered_in``)
-    offered: dict[tuple[str, str], bool] = field(default_factory=dict)
+    # (term codes, active flags) -> course -> the active positions it runs in; bounded
+    positions: dict[tuple[tuple[str, ...], tuple[bool, ...]], dict[str, tuple[int, ...]]] = field(
+        default_factory=dict
+    )
+
+    def positions_for(
+        self, terms: tuple[str, ...], active: tuple[bool, ...]
+    ) -> dict[str, tuple[int, ...]]:
+        """The memo of offered positions for one horizon and its terms away (the oldest
+        horizon is dropped past ``POSITIONS_KEPT``)."""
+        key = (terms, active)
+        hit = self.positions.get(key)
+        if hit is None:
+            while len(self.positions) >= POSITIONS_KEPT:
+                self.positions.pop(next(iter(self.positions)))
+            hit = self.positions[key] = {}
+        return hit
 
 
 def catalog_index(catalog: Catalog) -> CatalogIndex:

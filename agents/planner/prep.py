@@ -113,6 +113,7 @@ class Prep:
         self.reach: Analysis | None = None
         self.derived: dict[str, object] = {}  # facts other modules compute once per prep
         self.index = catalog_index(catalog)
+        self._positions = self.index.positions_for(tuple(self.term_codes), tuple(self.active))
         # What suits the student in a free elective (``agents.planner.fit``).
         self.level = student_level(catalog.standing_for_units(self.history.units_earned))
         self.subjects = declared_subjects(catalog, [p.code for p in self.programs])
@@ -232,22 +233,24 @@ class Prep:
 
     def offered_positions(self, code: str) -> tuple[int, ...]:
         """Active positions the course runs in (``agents.catalog.offered_in``: its pattern,
-        its status and the published schedules); every active one for a forced course."""
+        its status and the published schedules); every active one for a forced course.
+        Kept per catalog for these terms and terms away (``CatalogIndex.positions``): every
+        plan of a request, and every request over the same terms, asks again."""
         hit = self._offered.get(code)
         if hit is None:
-            course = self.course(code)
-            forced = code in self.forced
-            runs = self.index.offered
-            out = []
-            for i, t in enumerate(self.terms):
-                if not self.active[i]:
-                    continue
-                key = (code, t.code)
-                if key not in runs:
-                    runs[key] = offered_in(self.catalog, course, t)
-                if forced or runs[key]:
-                    out.append(i)
-            hit = self._offered[code] = tuple(out)
+            if code in self.forced:
+                hit = tuple(i for i in range(len(self.terms)) if self.active[i])
+            else:
+                hit = self._positions.get(code)
+                if hit is None:
+                    course = self.course(code)
+                    hit = tuple(
+                        i
+                        for i, t in enumerate(self.terms)
+                        if self.active[i] and offered_in(self.catalog, course, t)
+                    )
+                    self._positions[code] = hit
+            self._offered[code] = hit
         return hit
 
     def units_reachable(self, threshold: float, position: int) -> bool:

@@ -42,7 +42,7 @@ from agents.planner.floor import units_floor
 from agents.planner.prep import Prep
 from agents.planner.reqtree import ReqTree
 from agents.planner.risky import risky_parts
-from agents.planner.twins import post_twins
+from agents.planner.twins import many_twins, post_twins, twin_groups
 
 Lit = cp_model.IntVar
 PLAIN_DTIME = 0.05  # the fewest units without ordering twins first (small pools need no more)
@@ -314,12 +314,22 @@ class SelectionModel:
             return None
         self.m.add(units >= floor)
         self.m.minimize(units)
-        solver = make_solver(seconds, min(dtime, PLAIN_DTIME))
+        groups = twin_groups(p, self.t, self.units)
+        if many_twins(groups):
+            # Many mirror images (copies of a course): ordered at once - CP-SAT's own
+            # symmetry search would spend its budget (and many times its wall time) on them.
+            self.twinned = post_twins(self.m, p, self.t, self.units, groups)
+        solver = make_solver(seconds, min(dtime, PLAIN_DTIME), symmetry=not self.twinned)
         code = solver.solve(self.m)
-        if code not in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and dtime > PLAIN_DTIME:
+        if (
+            code not in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+            and dtime > PLAIN_DTIME
+            and not self.twinned
+        ):
             # Not proved at once: many mirror images (copies of a course, ``twins``) - order
             # them and search on, CP-SAT's own symmetry search off (it only costs time then).
-            self.twinned = post_twins(self.m, p, self.t, self.units)
+            self.twinned = post_twins(self.m, p, self.t, self.units, groups)
+        if code not in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and dtime > PLAIN_DTIME:
             solver = make_solver(seconds, dtime - PLAIN_DTIME, symmetry=not self.twinned)
             code = solver.solve(self.m)
         if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

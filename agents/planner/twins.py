@@ -72,14 +72,29 @@ def twin_groups(p: Prep, taken: Mapping[str, object], units: Mapping[str, int]) 
 
 
 def post_twins(
-    m: cp_model.CpModel, p: Prep, taken: Mapping[str, cp_model.IntVar], units: Mapping[str, int]
+    m: cp_model.CpModel,
+    p: Prep,
+    taken: Mapping[str, cp_model.IntVar],
+    units: Mapping[str, int],
+    groups: list[list[str]] | None = None,
 ) -> bool:
     """Take a later twin only with the earlier one (not for alternatives); whether any
-    order was posted."""
+    order was posted. ``groups``: the twin groups, when the caller has them already."""
     if p.other_sets or p.other_placements:
         return False
-    groups = twin_groups(p, taken, units)
+    if groups is None:
+        groups = twin_groups(p, taken, units)
     for group in groups:
         for a, b in itertools.pairwise(group):
             m.add(taken[a] >= taken[b])
     return bool(groups)
+
+
+MANY_TWINS = 6  # copies of one course from which mirror images are ordered before any search
+
+
+def many_twins(groups: list[list[str]]) -> bool:
+    """Whether some course has ``MANY_TWINS`` or more interchangeable copies (a large
+    catalog of repeated sections and special topics): then their order is posted before
+    the first search (``select.SelectionModel.solve``)."""
+    return any(len(g) >= MANY_TWINS for g in groups)
