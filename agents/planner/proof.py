@@ -65,6 +65,7 @@ from agents.planner.solve import capacity_bound
 log = structlog.get_logger(__name__)
 
 WIDEN_ROUNDS = 2
+WIDEN_SELECT_DTIME = 0.05  # course selection budget of a widened pool's solve
 RELAX_DTIME = 0.25  # deterministic budget of each relaxation solve
 WHOLE_MAX = 300  # usable courses up to which an unproved plan is solved on all of them
 
@@ -245,7 +246,9 @@ def widen(
         wide = like(setup, out.prep, extra=extra, slack=2**i)
         if set(wide.pool) == set(out.prep.pool):
             continue  # nothing new to choose from
-        again = setup.solve(wide, deadline - time.perf_counter(), False)
+        # Looking for a better plan, not a proof (the bounds prove): the selection's
+        # first budget only, not the long search that proves its units.
+        again = setup.solve(wide, deadline - time.perf_counter(), False, WIDEN_SELECT_DTIME)
         if again.status not in ("optimal", "feasible"):
             continue
         again, notes = agree_with_audit(setup, wide, again, deadline)

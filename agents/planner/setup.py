@@ -155,11 +155,16 @@ class PlanSetup:
                         found.add((a, b))
         return {code: sorted(pairs) for code, pairs in out.items() if pairs}
 
-    def solve(self, prep: Prep, seconds: float, first_only: bool) -> Solution:
-        """The staged solve of ``prep`` under these constraints (at least 50 ms)."""
+    def solve(
+        self, prep: Prep, seconds: float, first_only: bool, select_dtime: float | None = None
+    ) -> Solution:
+        """The staged solve of ``prep`` under these constraints (``seconds``: the safety
+        net, at least 50 ms; ``select_dtime``: the course selection's budget, default
+        ``solve.SELECT_DTIME``)."""
         return solve_plan(
             prep,
             max_courses=self.c.max_courses_per_term,
             seconds=max(0.05, seconds),
             first_only=first_only,
+            select_dtime=select_dtime,
         )

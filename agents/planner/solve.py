@@ -55,7 +55,7 @@ from agents.planner.solution import Solution, SolveStatus
 
 log = structlog.get_logger(__name__)
 
-SELECT_DTIME = 0.5
+SELECT_DTIME = 0.15
 TIE_DTIME = 0.02
 FILL_DTIME = 0.05
 SECONDARY_DTIME = 0.015
@@ -83,9 +83,16 @@ def capacity_bound(prep: Prep, units: int, scale: Steps) -> int:
 
 
 def solve_plan(
-    prep: Prep, *, max_courses: int | None, seconds: float, first_only: bool = False
+    prep: Prep,
+    *,
+    max_courses: int | None,
+    seconds: float,
+    first_only: bool = False,
+    select_dtime: float | None = None,
 ) -> Solution:
-    """The staged solve described in the module docstring."""
+    """The staged solve described in the module docstring (``select_dtime``: the course
+    selection's budget when not ``SELECT_DTIME``)."""
+    select_budget = SELECT_DTIME if select_dtime is None else select_dtime
     start = time.perf_counter()
     deadline = start + seconds
 
@@ -100,12 +107,12 @@ def solve_plan(
     gain = {c: scale.count(prep.gain(c)) for c in prep.pool}
     selector = SelectionModel(prep, scale, units, gain)
     given = left()
-    sel = selector.solve(given, SELECT_DTIME, TIE_DTIME)
+    sel = selector.solve(given, select_budget, TIE_DTIME)
     if sel is None:
         if selector.proved_infeasible:
             return Solution("infeasible", stages=["selection: infeasible"])
         # Not a proof: the step's budget ran out first (``api.plan`` says which and how long).
-        spent = SELECT_DTIME
+        spent = select_budget
         stages = ["selection: no answer in time"]
         return Solution("unknown", stages=stages, limit=("course_selection", spent))
     low = scale.credits(sel.lower_bound)
@@ -133,7 +140,7 @@ def solve_plan(
         # The suited set may be harder to place: the plain tie-breaks' set, before the
         # slow full model - a preference never costs graduation or units.
         plain = SelectionModel(prep, scale, units, gain).solve(
-            left(), SELECT_DTIME, TIE_DTIME, fit=False
+            left(), select_budget, TIE_DTIME, fit=False
         )
         if plain is not None and plain.courses != chosen.courses:
             chosen, counts, proven = plain, plain.counts, plain.optimal
