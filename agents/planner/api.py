@@ -60,7 +60,8 @@ Module map (each imports only modules listed after it):
 - ``schema``: ``PlanConstraints``, ``PlannedTerm``, ``PlanResult``; ``solution``: a solve's
   raw answer.
 
-``sections`` (next-term section selection) stands apart: it imports no other module here.
+``sections`` (next-term section selection) stands apart: it imports only ``cpsat``;
+``clashes`` (courses whose sections always clash, for ``setup``) imports none.
 """
 
 from __future__ import annotations

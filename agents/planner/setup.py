@@ -11,10 +11,10 @@ from collections.abc import Collection, Sequence
 
 from agents.catalog import STANDINGS, Catalog, Program, StudentRecord, Term, with_institution
 from agents.errors import PlanningError
+from agents.planner.clashes import clash_partners
 from agents.planner.pool import build_pool
 from agents.planner.prep import Prep
 from agents.planner.schema import PlanConstraints
-from agents.planner.sections import clash_partners
 from agents.planner.solution import Solution
 from agents.planner.solve import solve_plan
 from agents.planner.terms import default_latest, horizon, next_allowed, parse_term
