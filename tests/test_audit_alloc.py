@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 
 from agents.audit import audit
@@ -18,6 +19,8 @@ from tests.audit_alloc_helpers import (
     met_sets,
     nodes,
 )
+
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
 
 
 @settings(max_examples=300, deadline=None)

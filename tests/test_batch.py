@@ -21,6 +21,8 @@ from pipeline.results import JobResult, percentile
 from pipeline.runner import GracefulStop
 from tests.fake_stages import Harness, request_dict
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 FAKE_SPEC = "tests.fake_stages:FAKE"
 
 

@@ -24,6 +24,8 @@ from agents.render import to_html
 from agents.reports import round_sentences
 from eval.suite import SuiteRunner, load_scenarios
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 SCENARIO = "accel-low-gpa"  # GPA 2.6 asks for 3.5 years: rejected, revised, approved
 CHROMIUM_FLAGS = (
     "--headless",

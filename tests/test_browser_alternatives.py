@@ -12,11 +12,15 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agents.artifacts import Recommendation
 from agents.catalog import term_label
 from agents.render import to_html
 from eval.suite import SuiteRunner, load_scenarios
 from tests.test_browser import WINDOW, _browser, _chromium, _png_size
+
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
 
 SCENARIO = "add-cs-minor-is-junior"
 MEASURE = """<script>

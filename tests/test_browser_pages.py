@@ -17,6 +17,8 @@ from pipeline.cli import main
 from pipeline.logs import configure_logging
 from tests.test_browser import _browser, _chromium, _png_size
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 REPO = Path(__file__).resolve().parents[1]
 IDS = ("senior-on-track", "overload-high-gpa", "add-minor-infeasible", "policy-question")
 

@@ -29,6 +29,8 @@ from agents.catalog.upgrade import migrate_catalog
 from agents.errors import CatalogError, CatalogSchemaError, TermError
 from tests.calendar_helpers import CALENDARS, FOUR_ONE_FOUR, QUARTER, TRIMESTER
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 NAMES = sorted(CALENDARS)
 
 

@@ -17,6 +17,8 @@ from agents.catalog.loader import catalog_fingerprint, default_catalog_path, loa
 from agents.catalog.model import Catalog
 from agents.errors import CatalogError, CatalogReferenceError
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 REPO = Path(__file__).resolve().parents[1]
 LAYOUT = REPO / "demos" / "catalog-layout"
 

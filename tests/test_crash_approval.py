@@ -21,6 +21,8 @@ from pipeline.context import State
 from pipeline.logs import configure_logging
 from pipeline.store import CheckpointStore
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 REPO = Path(__file__).resolve().parents[1]
 RID = "overload-high-gpa"
 APPROVE = ["approve", RID, "LOAD-OVERLOAD", "--by", "Dr. Rivera", "--reason", "strong record"]

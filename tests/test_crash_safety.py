@@ -33,6 +33,8 @@ from pipeline.runner import GracefulStop
 from pipeline.store import CheckpointStore
 from tests.fake_stages import read_side_log, request_dict, write_catalog
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 REPO = Path(__file__).resolve().parents[1]
 FAKE_SPEC = "tests.fake_stages:FAKE"
 TEXTS = ["", "fake:reject=1", "fake:reject=2", "fake:conditional fake:norevise", "fake:reject=9"]

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # (script, what its default run must print)

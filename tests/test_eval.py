@@ -30,6 +30,8 @@ from eval.suite import (
     strip_volatile,
 )
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 REPO = Path(__file__).resolve().parents[1]
 
 # Labels say what should happen, decided from the catalog, so they need not all agree with

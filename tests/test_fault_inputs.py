@@ -28,6 +28,8 @@ from pipeline.cli import main
 from tests.fake_stages import request_dict, write_catalog
 from tests.fault_helpers import sparse_file
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 ROOT = Path(__file__).resolve().parents[1]
 FAKE = ["--catalog", "catalog.json", "--stages", "tests.fake_stages:FAKE", "--quiet", "--json"]
 

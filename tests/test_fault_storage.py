@@ -35,6 +35,8 @@ from pipeline.logs import configure_logging
 from pipeline.store import CheckpointStore
 from tests.fake_stages import request_dict, write_catalog
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 FAKE = ["--catalog", "catalog.json", "--stages", "tests.fake_stages:FAKE", "--quiet", "--json"]
 VICTIM = b"precious: must never be overwritten\n"
 

@@ -25,6 +25,8 @@ from eval.counts import counting
 from eval.suite import SCENARIO_DIR, SuiteRunner, load_scenarios
 from pipeline.runner import ToolboxFactory
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 STUDENTS = Path(__file__).resolve().parents[1] / "demos" / "students"
 LOADS = PlanConstraints(max_units_per_term=54, horizon_terms=8, target_term="S2028")
 

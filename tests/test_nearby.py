@@ -23,6 +23,8 @@ from pipeline.cli import main
 from tests.planner_helpers import FS, required
 from tests.planner_strategies import catalog, course, program, student
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 REPO = Path(__file__).resolve().parents[1]
 ECON = str(REPO / "demos" / "students" / "econ-junior.json")
 LOADS = PlanConstraints(max_units_per_term=27, horizon_terms=4)

@@ -23,6 +23,8 @@ from pipeline.store import CheckpointStore
 from pipeline.terminal import PrintableStream, one_line, printable, printable_output, raw
 from tests.fake_stages import request_dict, write_catalog
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 ROOT = Path(__file__).resolve().parents[1]
 HARROW = ROOT / "demos" / "harrow-bay"
 SECTIONS = "hb-add-math-minor-csci"  # a plan with next-term sections and locations

@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from agents.planner import PlanConstraints, plan
 from agents.verifier import verify_plan
 from tests.planner_helpers import FS, whole
@@ -20,6 +22,8 @@ from tests.planner_strategies import (
     realistic_student,
     student,
 )
+
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
 
 
 def test_same_input_twice_gives_the_same_plan() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from agents.catalog import AllOf, AnyOf, CourseCond, PrereqNode, Term, UnitsCond
@@ -14,6 +15,8 @@ from agents.planner import PlannedTerm, PlanResult, plan
 from agents.verifier import verify_plan
 from tests.planner_helpers import whole
 from tests.planner_strategies import Instance, instances
+
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
 
 
 def _holds(node: PrereqNode | None, done: set[str], units: float) -> bool:

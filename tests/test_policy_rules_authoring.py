@@ -12,6 +12,8 @@ from agents.catalog import parse_catalog
 from agents.catalog.authoring import LayoutError, build_catalog, catalog_json, export_catalog
 from tests.policy_data_helpers import EVERY_FORM, raw_with
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 
 def test_every_new_rule_field_survives_export_then_build(tmp_path: Path) -> None:
     catalog = parse_catalog(raw_with(*EVERY_FORM))

@@ -27,6 +27,8 @@ from tests.gen_catalog_helpers import (
 )
 from tests.planner_strategies import student
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 C = PlanConstraints(max_units_per_term=36)
 
 

@@ -12,6 +12,8 @@ from agents.catalog import Catalog, CourseCond, iter_prereq, load_catalog
 from agents.planner.reqtree import compile_requirements
 from eval.gen_catalog import copy_code, copy_prefix, enlarge, enlarge_raw, main
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 
 @pytest.fixture(scope="module")
 def sample() -> Catalog:

@@ -20,6 +20,8 @@ from agents.catalog import (
 )
 from agents.errors import PrereqSyntaxError
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 
 def test_parse_issue_example() -> None:
     assert parse_prereq("15-112 and (21-127 or 21-128[C])") == AllOf(

@@ -22,6 +22,8 @@ from pipeline.progress import BUCKETS, ProgressSnapshot, ProgressTally, hms, sta
 from pipeline.results import JobStatus
 from tests.fake_stages import request_dict, write_catalog
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 REPO = Path(__file__).resolve().parents[1]
 ENGINE = ["--catalog", "catalog.json", "--stages", "tests.fake_stages:FAKE"]
 REQUESTS = [request_dict("b1"), request_dict("b2", "fake:fail=intake"), {"request_id": "b3"},

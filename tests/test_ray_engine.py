@@ -34,6 +34,8 @@ from pipeline.runner import GracefulStop
 from tests.fake_stages import FAKE, read_side_log, request_dict, write_catalog
 from tests.test_crash_safety import _committed
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 REPO = Path(__file__).resolve().parents[1]
 SPY_SPEC = "tests.test_ray_engine:SPY"
 # fake:print: a stage that prints to stdout, which must not reach the driver's --json stdout
@@ -205,7 +207,6 @@ def test_ray_tasks_mode_outputs_are_byte_identical_too(fake_run: dict[str, Any])
 
 
 @needs_ray
-@pytest.mark.slow
 def test_ray_batch_with_real_stages_matches_the_process_engine(tmp_path: Path) -> None:
     # Every demo request, none excused (the solver's budgets are deterministic).
     inputs = tmp_path / "in.jsonl"

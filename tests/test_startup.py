@@ -22,6 +22,8 @@ from pipeline import machine, startup
 from pipeline.cli import main
 from pipeline.errors import MachineDefinitionError
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("ortools", "pandas", "numpy", "whoosh", "google.genai", "rich", "asyncio", "yaml")
 

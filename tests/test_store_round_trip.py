@@ -39,6 +39,8 @@ from pipeline.store import CheckpointStore, dump_context, load_context
 from tests.fake_stages import make_request
 from tests.store_helpers import CONFIG, _ctx
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 text = st.text(max_size=24)
 
 

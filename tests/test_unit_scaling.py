@@ -41,6 +41,8 @@ from tests.unit_scaling_helpers import (
     scaled_catalog,
 )
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 STUDENTS = {
     "sample": ["cs-first-year-ap", "econ-junior", "is-sophomore", "probation-student",
                "math-major", "overload-high-gpa", "part-time-risk", "repeat-student"],

@@ -17,6 +17,8 @@ from pipeline.cli import main
 from pipeline.store import CheckpointStore
 from pipeline.workspace import BUNDLED
 
+pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_ID = json.loads((ROOT / "demos/requests.jsonl").read_text("utf-8").splitlines()[0])[
     "request_id"
