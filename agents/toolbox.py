@@ -40,7 +40,7 @@ class Settings(BaseModel):
 
     max_rounds: int = Field(default=3, ge=1, description="Negotiation rounds allowed.")
     planner_time_limit_s: float = Field(
-        default=10.0,
+        default=60.0,
         gt=0,
         description="The planner's wall-clock safety net per planning call, seconds (every "
         "solve has its own deterministic budget; an answer reached after the net fired is "

@@ -3,28 +3,53 @@ peak memory, offline.
 
     python -m eval.bench_pipeline [--requests 200] [--rss-requests 10000] [--json]
                                   [--engine ray] [--overhead-requests 500]
+                                  [--catalog PATH] [--scale N]
 
 1. Synthetic requests (every sample student x a cycle of goals) run end to end with the
    real agents, with 1 and then 2 worker processes: throughput, per-stage p50/p95,
-   checkpoint bytes per request, the share of request time spent writing checkpoints, and
-   the share spent outside the agents (orchestration + checkpointing; target <= 10%).
+   checkpoint bytes per request, the share of request time spent waiting for checkpoints,
+   what the checkpoints' disk work costs (below), and the share spent outside the agents
+   (orchestration + checkpointing; target <= 10%).
 2. Resume overhead: rerunning the finished batch (every request skipped) and loading
    every checkpoint back.
 3. Peak RSS of a large batch (default 10,000 requests) with the cheap fake stages
    (``tests/fake_stages.py``; the engine, store and batch driver are the real ones), run
-   as ``advise batch --workers 2`` in a subprocess; target <= 500 MB. Besides the batch's
-   own peaks, the whole process tree (the batch, its workers and, with Ray, Ray's own
-   processes) is sampled from /proc: peak sum of RSS, and of PSS (shared pages counted
-   once, so the truer total).
+   as ``advise batch --workers 2`` in a subprocess; target <= 500 MB. The figure is the
+   simultaneous peak: the RSS of the batch's parent and workers read together every 10 ms
+   and summed (``eval.proc_memory.SumSampler``); each process's own peak is shown too,
+   labelled as such (they are reached at different moments: their sum overstates the
+   batch). The whole process tree (the batch, its workers, the pool's resource tracker
+   and, with Ray, Ray's own processes) is sampled every second: peak sum of RSS, and of
+   PSS (shared pages counted once, so the truer total).
 4. Peak RSS of a real batch: the ``--requests`` synthetic requests with the real agents
-   through ``advise batch --workers 2`` in a subprocess, the tree sampled every 0.2 s:
-   parent + workers summed at the peak (target <= 300 MB), and with the pool's resource
-   tracker. ``--real-rss-requests 0`` skips it.
+   through ``advise batch --workers 2`` in a subprocess, measured the same way: parent +
+   workers at their simultaneous peak (target <= 300 MB), and the tree with the pool's
+   resource tracker every 0.2 s. ``--real-rss-requests 0`` skips it.
 5. Start-up: ``advise run`` of one request in fresh processes (``eval.bench_startup``):
    time to the first stage and to exit, median of ``--startup-runs`` runs (target
    <= 0.8 s), and the first run, whose catalog cache is empty. ``--startup-runs 0`` skips
    it. Every subprocess uses a private catalog cache in the benchmark's temporary
    directory.
+
+**Checkpoint disk work.** ``pipeline.store`` makes checkpoints durable while stages run
+(a background writer thread, or appends in the caller's thread), so neither the store's
+write time (``checkpoint_writer_share``: ``BatchReport.checkpoint_io_ms``) nor the
+time a request waits for checkpoints (``checkpoint_share``) is what the disk costs. In the
+1-worker run (in this process) every ``os.fsync``, ``os.fdatasync`` and ``os.replace`` on
+a file under the state directory is timed (``eval.checkpoint_disk``):
+``checkpoint_disk.ms_per_request`` and ``share`` of request time, the calls per request,
+and ``measures`` saying so. A call's wall time includes getting the interpreter lock back
+while a stage computes, so it is an upper bound on the disk's time.
+
+**Catalog.** The real agents run against the sample catalog by default, ``--catalog
+PATH``, or with ``--scale N`` that catalog (the sample by default) enlarged N times
+(``eval.gen_catalog.enlarge``, seed 0; 15: about 3,200 courses), written to a JSON file in
+the benchmark's temporary directory (copy 0 is the base, so the sample students and
+programs stay valid). The fake-stage batches do not read it. The JSON line names it
+(``catalog``: a path, ``sample`` or ``sample x15``) with its ``courses``.
+
+Logging is set up first (warnings and errors only, on stderr), so no event below a warning
+is rendered inside a timed run.
 
 ``--engine ray`` also runs the batches on a local Ray instance (``pipeline.ray_engine``;
 needs the ray extra): the real-agent batch at 1 and 2 workers on actors, and at 2 on
@@ -33,7 +58,9 @@ stages that do nothing, ``--overhead-requests`` of them, 2 workers: wall time pe
 request, and its excess over the process pool); and the large fake-stage batch again with
 ``--engine ray``. Ray's start-up is timed apart (the cluster is started once).
 
-With ``--json`` the last line printed is one JSON object with the figures.
+With ``--json`` the last line printed is one JSON object with the figures, and the run's
+``command``, ``commit``, ``dirty``, ``cores``, ``load_avg_start`` and ``load_avg_end``
+(``eval.bench_meta``).
 """
 
 from __future__ import annotations
@@ -47,7 +74,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from agents.catalog import load_catalog
 from agents.toolbox import Settings
+from eval.bench_meta import RunInfo
 from eval.bench_startup import (
     batch_memory,
     bench_env,
@@ -55,9 +84,12 @@ from eval.bench_startup import (
     print_startup,
     startup,
 )
+from eval.checkpoint_disk import DiskCalls, disk_figures
+from eval.gen_catalog import enlarge_raw
 from pipeline.batch import run_batch
 from pipeline.batch_input import iter_input
 from pipeline.jobs import Engine, RayMode, RunOptions
+from pipeline.logs import configure_logging
 from pipeline.results import BatchReport, percentile
 from pipeline.runner import GracefulStop
 from pipeline.store import CheckpointStore
@@ -97,6 +129,22 @@ def write_jsonl(path: Path, requests: Iterator[dict[str, Any]]) -> Path:
 FAKE_STAGES = "tests.fake_stages:FAKE"
 
 
+def bench_catalog(
+    catalog: Path | None, scale: int | None, tmp: Path
+) -> tuple[Path | None, str, int]:
+    """The catalog the real agents run against: its path (None: the sample), its label
+    (the path, ``sample``, ``sample x15``) and its number of courses. Enlarged, it is
+    written to ``tmp`` (``RunOptions.catalog`` and ``--catalog`` take a path)."""
+    label = str(catalog or "sample")
+    base = load_catalog(catalog)
+    if scale is None:
+        return catalog, label, len(base.courses)
+    raw = enlarge_raw(base, scale)
+    path = tmp / f"catalog-x{scale}.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    return path, f"{label} x{scale}", len(raw["courses"])
+
+
 def run(
     inputs: Path,
     root: Path,
@@ -104,10 +152,12 @@ def run(
     stages: str = "real",
     engine: Engine = "process",
     mode: RayMode = "actors",
+    catalog: Path | None = None,
 ) -> BatchReport:
     opts = RunOptions(
         state_dir=root / "state",
         out_dir=root / "out",
+        catalog=None if catalog is None else str(catalog),
         workers=workers,
         stages=stages,
         settings=Settings(),
@@ -140,7 +190,9 @@ def rss_batch(
     return {**figures, "stages": "fake (tests/fake_stages.py)"}
 
 
-def ray_section(args: argparse.Namespace, tmp: Path, inputs: Path) -> dict[str, Any]:
+def ray_section(
+    args: argparse.Namespace, tmp: Path, inputs: Path, catalog: Path | None
+) -> dict[str, Any]:
     """The Ray engine beside the process pool (see the module's docstring)."""
     import ray
 
@@ -151,10 +203,11 @@ def ray_section(args: argparse.Namespace, tmp: Path, inputs: Path) -> dict[str, 
     init_s = time.perf_counter() - started
     try:
         real = {
-            "actors_1w": run(inputs, tmp / "ray-a1", workers=1, engine="ray"),
-            "actors_2w": run(inputs, tmp / "ray-a2", workers=2, engine="ray"),
-            "tasks_2w": run(inputs, tmp / "ray-t2", workers=2, engine="ray", mode="tasks"),
-        }
+            "actors_1w": run(inputs, tmp / "ray-a1", 1, engine="ray", catalog=catalog),
+            "actors_2w": run(inputs, tmp / "ray-a2", 2, engine="ray", catalog=catalog),
+            "tasks_2w": run(inputs, tmp / "ray-t2", 2, engine="ray", mode="tasks",
+                            catalog=catalog),
+        }  # fmt: skip
         n = args.overhead_requests
         fake = write_jsonl(tmp / "overhead.jsonl", synthetic_requests(n))
         empty = {
@@ -189,7 +242,17 @@ def _outputs(out: Path) -> dict[str, bytes]:
             and p.suffix in (".json", ".md", ".html") and p.name != "index.html"}  # fmt: skip
 
 
+def _scale(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"scale {text!r} must be at least 1")
+    return n
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    configure_logging("warning")  # before anything is timed: no debug event rendered
+    meta = RunInfo.start("eval.bench_pipeline", argv)
     parser = argparse.ArgumentParser(
         prog="python -m eval.bench_pipeline",
         description=__doc__,
@@ -215,19 +278,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--overhead-requests", type=int, default=500, help="empty fake-stage requests (ray)"
     )
+    parser.add_argument(
+        "--catalog", type=Path, help="catalog JSON file or directory the real agents run on"
+    )
+    parser.add_argument(
+        "--scale",
+        type=_scale,
+        metavar="N",
+        help="run the real agents on the sample catalog (or --catalog's) enlarged N times "
+        "(eval.gen_catalog; 15: about 3,200 courses)",
+    )
     args = parser.parse_args(argv)
 
-    from pipeline.logs import configure_logging
-
-    configure_logging("error")
     with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as name:
         tmp = Path(name)
+        catalog, label, courses = bench_catalog(args.catalog, args.scale, tmp)
         inputs = write_jsonl(tmp / "requests.jsonl", synthetic_requests(args.requests))
-        one = run(inputs, tmp / "w1", workers=1)
-        two = run(inputs, tmp / "w2", workers=2)
+        with DiskCalls(tmp / "w1" / "state").installed() as disk:
+            one = run(inputs, tmp / "w1", workers=1, catalog=catalog)
+        two = run(inputs, tmp / "w2", workers=2, catalog=catalog)
 
         started = time.perf_counter()
-        rerun = run(inputs, tmp / "w1", workers=1)
+        rerun = run(inputs, tmp / "w1", workers=1, catalog=catalog)
         rerun_ms = (time.perf_counter() - started) * 1000 / args.requests
         store = CheckpointStore(tmp / "w1" / "state")
         ids = list(store.ids())
@@ -239,19 +311,25 @@ def main(argv: list[str] | None = None) -> int:
 
         request_ms = sum(one.durations_ms)
         stage_ms = sum(sum(v) for v in one.stage_ms.values())
+        disk_io = disk_figures(disk, one, args.requests, request_ms)
         env = bench_env(tmp)  # its catalog cache is empty: start-up's first run fills it
-        boot = startup(args.startup_runs, tmp / "startup", env) if args.startup_runs else {}
+        boot = (
+            startup(args.startup_runs, tmp / "startup", env, catalog) if args.startup_runs else {}
+        )
         rss = rss_batch(args.rss_requests, tmp / "rss", env=env) if args.rss_requests else {}
         n_real = args.requests if args.real_rss_requests is None else args.real_rss_requests
         real = {}
         if n_real:
             real_inputs = write_jsonl(tmp / "real-rss.jsonl", synthetic_requests(n_real))
-            real = batch_memory(real_inputs, tmp / "real-rss", env, stages="real", every_s=0.2)
-        ray_figures = ray_section(args, tmp, inputs) if args.engine == "ray" else None
+            real = batch_memory(real_inputs, tmp / "real-rss", env, stages="real", every_s=0.2,
+                                catalog=catalog)  # fmt: skip
+        ray_figures = ray_section(args, tmp, inputs, catalog) if args.engine == "ray" else None
 
     result = {
         "requests": args.requests,
         "stages": "real agents (agents/*.py), offline backend",
+        "catalog": label,
+        "courses": courses,
         "throughput_rps_1w": round(args.requests / one.wall_s, 2),
         "throughput_rps_2w": round(args.requests / two.wall_s, 2),
         "outcomes": one.outcomes,
@@ -261,13 +339,14 @@ def main(argv: list[str] | None = None) -> int:
         "checkpoint_bytes_per_request": round(sum(sizes) / len(sizes)),
         "checkpoint_bytes_written_per_request": round(one.checkpoint_bytes / args.requests),
         "checkpoint_share": round(one.checkpoint_ms / request_ms, 4),
-        "checkpoint_io_share": round(one.checkpoint_io_ms / request_ms, 4),
+        "checkpoint_writer_share": round(one.checkpoint_io_ms / request_ms, 4),
+        "checkpoint_disk": disk_io,
         "overhead_share": round((request_ms - stage_ms) / request_ms, 4),
         "resume_skip_ms_per_request": round(rerun_ms, 2),
         "resume_skipped": rerun.count("skipped"),
         "checkpoint_load_ms": round(load_ms, 2),
         "rss": rss,
-        "peak_rss_mb": rss.get("peak_rss_mb_total"),
+        "peak_rss_mb": rss.get("batch_peak_rss_mb"),
         "rss_real": real,
         "peak_rss_mb_real": real.get("batch_peak_rss_mb"),
         "startup": boot,
@@ -276,6 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     if ray_figures is not None:
         result["ray"] = ray_figures
+    result.update(meta.finish())
     _print(result)
     if args.json:
         print(json.dumps(result, sort_keys=True))
@@ -283,7 +363,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print(r: dict[str, Any]) -> None:
-    print(f"pipeline benchmark: {r['requests']} requests, {r['stages']}")
+    print(
+        f"pipeline benchmark: {r['requests']} requests, {r['stages']}, catalog {r['catalog']} "
+        f"({r['courses']} courses); commit {r['commit']}, load {r['load_avg_start']} -> "
+        f"{r['load_avg_end']}"
+    )
     print(
         f"  throughput: {r['throughput_rps_1w']} req/s (1 worker), "
         f"{r['throughput_rps_2w']} req/s (2 workers)"
@@ -291,11 +375,18 @@ def _print(r: dict[str, Any]) -> None:
     print(f"  request ms: p50 {r['request_ms_p50']}, p95 {r['request_ms_p95']}")
     for stage, t in r["stage_ms"].items():
         print(f"  {stage:<13} p50 {t['p50_ms']:>9} ms   p95 {t['p95_ms']:>9} ms")
+    d = r["checkpoint_disk"]
+    calls = ", ".join(f"{v} {k}" for k, v in d["calls_per_request"].items() if v)
     print(
         f"  checkpoint: {r['checkpoint_bytes_per_request']} bytes/request on disk, "
         f"{r['checkpoint_bytes_written_per_request']} bytes written/request, "
-        f"{r['checkpoint_share']:.2%} of request time waiting for them "
-        f"({r['checkpoint_io_share']:.2%} spent writing, overlapped with the next stage)"
+        f"{r['checkpoint_share']:.2%} of request time waiting for them; the store's own "
+        f"write time (its writer thread's, where it has one) {r['checkpoint_writer_share']:.2%}"
+    )
+    print(
+        f"  checkpoint disk work: {d['ms_per_request']} ms/request inside fsync, fdatasync "
+        f"and rename calls ({calls} per request), {d['share']:.2%} of request time "
+        "(an upper bound: includes getting the interpreter lock back)"
     )
     print(
         f"  orchestration + checkpointing: {r['overhead_share']:.2%} of request time "
@@ -309,8 +400,10 @@ def _print(r: dict[str, Any]) -> None:
         m = r["rss"]
         print(
             f"  memory: {m['requests']} requests with {m['stages']} in {m['wall_s']} s: "
-            f"parent {m['peak_rss_mb_parent']} MB, worker {m['peak_rss_mb_worker']} MB, "
-            f"total {m['peak_rss_mb_total']} MB (target <= 500 MB); {_tree_line(m)}"
+            f"parent + workers at their simultaneous peak {m['batch_peak_rss_mb']} MB "
+            "(target <= 500 MB; sampled every 10 ms); per-process peaks (each at its own "
+            f"moment) parent {m['peak_rss_mb_parent']} MB, worker {m['peak_rss_mb_worker']} "
+            f"MB; {_tree_line(m)}"
         )
     if r["rss_real"]:
         print_real_memory(r["rss_real"])
@@ -347,8 +440,9 @@ def _print_ray(ray: dict[str, Any], r: dict[str, Any]) -> None:
         m = ray["rss"]
         print(
             f"  memory: {m['requests']} requests with {m['stages']} in {m['wall_s']} s: "
-            f"driver {m['peak_rss_mb_parent']} MB, worker {m['peak_rss_mb_worker']} MB; "
-            f"{_tree_line(m)}"
+            f"driver + workers at their simultaneous peak {m['batch_peak_rss_mb']} MB; "
+            f"per-process peaks driver {m['peak_rss_mb_parent']} MB, worker "
+            f"{m['peak_rss_mb_worker']} MB; {_tree_line(m)}"
         )
 
 

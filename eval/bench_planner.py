@@ -1,5 +1,5 @@
-"""``python -m eval.bench_planner [--json] [--strict] [--catalog PATH --students DIR]``:
-the planner benchmark, per catalog.
+"""``python -m eval.bench_planner [--json] [--strict] [--catalog PATH --students DIR]
+[--scale N]``: the planner benchmark, per catalog.
 
 For each benchmark catalog - the sample catalog with ``demos/students/*.json`` and the
 second sample institution (``demos/harrow-bay`` with its ``students/``), or the one pair
@@ -28,10 +28,21 @@ An infeasible answer is counted by what it is (``PlanResult.infeasible_kind``):
 plan was found - not a proof); ``time_limits`` counts the plans where any step's limit ran
 out (after a proof too, e.g. the earliest graduation's search).
 
+Real scale: ``--scale N`` benchmarks one catalog, the sample (or ``--catalog``'s) enlarged
+N times by ``eval.gen_catalog.enlarge`` (seed 0; 15 gives about 3,200 courses), with
+``demos/students`` (or ``--students``): copy 0 of an enlarged catalog is the base, so the
+base's students and programs stay valid.
+
+Logging is set up first (warnings and errors only, on stderr): no event below a warning is
+rendered inside the timed calls.
+
 With ``--json`` the last line printed is one JSON object: the figures over every plan, and
-under ``catalogs`` the same figures per catalog. ``--strict`` exits 1 when a target is
-missed (on any catalog) (median <= 100 ms, p95 <= 1 s, worse_than_greedy == 0, no
-timed_out).
+under ``catalogs`` the same figures per catalog, each naming its ``catalog`` (a path,
+``sample``, ``harrow-bay`` or ``sample x15``) and its ``courses``; ``catalog_courses``
+gives every catalog's course count, and ``command``, ``commit``, ``dirty``, ``cores``,
+``load_avg_start`` and ``load_avg_end`` the run's circumstances (``eval.bench_meta``).
+``--strict`` exits 1 when a target is missed (on any catalog) (median <= 100 ms, p95 <= 1
+s, worse_than_greedy == 0, no timed_out).
 """
 
 from __future__ import annotations
@@ -65,7 +76,10 @@ from agents.planner import (
 )
 from agents.policy import catalog_load_caps
 from agents.verifier import verify_plan
+from eval.bench_meta import RunInfo
+from eval.gen_catalog import enlarge
 from eval.greedy import as_result, greedy
+from pipeline.logs import configure_logging
 
 REPO = Path(__file__).resolve().parents[1]
 STUDENTS = REPO / "demos" / "students"
@@ -239,12 +253,44 @@ def summarize(rows: list[Row], k: int = 0) -> dict[str, Any]:
     }
 
 
+def _scale(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"scale {text!r} must be at least 1")
+    return n
+
+
+def catalogs(args: argparse.Namespace) -> list[tuple[str, Catalog, Path]]:
+    """(label, catalog, student directory) for each catalog the arguments ask for."""
+    if args.catalog is None and args.students is None and args.scale is None:
+        return [
+            (label, load_catalog(path), students)
+            for label, path, students in BENCH_CATALOGS
+            if path is None or path.exists()
+        ]
+    label = str(args.catalog or "sample")
+    catalog = load_catalog(args.catalog)
+    if args.scale is not None:
+        label, catalog = f"{label} x{args.scale}", enlarge(catalog, args.scale)
+    return [(label, catalog, args.students or STUDENTS)]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    configure_logging("warning")  # before anything is timed: no debug event rendered
+    run = RunInfo.start("eval.bench_planner", argv)
     p = argparse.ArgumentParser(prog="python -m eval.bench_planner", description=__doc__)
     p.add_argument("--json", action="store_true", help="end with one JSON line of results")
     p.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     p.add_argument("--catalog", type=Path, help="catalog JSON file or directory to bench alone")
     p.add_argument("--students", type=Path, help="student JSON directory (with --catalog)")
+    p.add_argument(
+        "--scale",
+        type=_scale,
+        metavar="N",
+        help="bench the sample catalog (or --catalog's) enlarged N times "
+        "(eval.gen_catalog; 15: about 3,200 courses) with demos/students (or --students)",
+    )
     p.add_argument(
         "--alternatives",
         type=int,
@@ -254,22 +300,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also find up to K (0-5) alternatives per plan and time them (default: 0)",
     )
     args = p.parse_args(argv)
-    if args.catalog is not None or args.students is not None:
-        pairs = [(str(args.catalog or "sample"), args.catalog, args.students or STUDENTS)]
-    else:
-        pairs = [x for x in BENCH_CATALOGS if x[1] is None or x[1].exists()]
     console = Console(width=160)
     per: dict[str, dict[str, Any]] = {}
     rows: list[Row] = []
-    for label, path, students in pairs:
-        catalog = load_catalog(path)
+    for label, catalog, students in catalogs(args):
         with use_catalog(catalog):
             mine = bench_catalog(catalog, students, args.alternatives)
         print_rows(console, f"Planner benchmark: {label} (CP-SAT planner vs greedy)", mine)
-        per[label] = summarize(mine, args.alternatives)
+        per[label] = {
+            "catalog": label,
+            "courses": len(catalog.courses),
+            **summarize(mine, args.alternatives),
+        }
         console.print(per[label])
         rows += mine
-    summary = {**summarize(rows, args.alternatives), "catalogs": per}
+    summary = {
+        **summarize(rows, args.alternatives),
+        "catalogs": per,
+        "catalog_courses": {label: cs["courses"] for label, cs in per.items()},
+        **run.finish(),
+    }
     if args.json:
         print(json.dumps(summary, sort_keys=True))
     missed = any(

@@ -1,5 +1,6 @@
 """``python -m eval.bench_scaling [--json] [--sizes 1,2,5,10] [--terms 8,12,16]
-[--full-upto N]``: the planner on catalogs 1x to 10x the sample's size (issue #18).
+[--full-upto N] [--reference-scales 1,4,16,64]``: the planner on catalogs 1x to 10x the
+sample's size (issue #18).
 
 Catalogs come from ``eval.gen_catalog.enlarge`` (seed 0): the sample plus renamed copies
 with cross-links and extra prerequisite chains, so the sample's own programs gain options
@@ -27,14 +28,33 @@ optimal over the whole catalog (``PlanResult.status``, ``catalog_bound``), and h
 compare on the part of the objective a proof covers - graduation, then risky courses
 (dormant ones, consent a course route could avoid), then units, lexicographically:
 ``worse_than_1x`` counts plans worse than the same request's on the 1x catalog (a plan of
-the 1x catalog is one of every size, so a worse one lost the optimum); up to size
-``--full-upto`` the request is solved again with the pool forced to every usable course:
-``pooled_worse`` (the pooled plan is worse) and ``full_worse`` (the full solve, on its
-time budget, did worse). ``false_optimal`` counts plans labelled optimal although one of
-these comparisons shows a better plan: it must be 0.
+the 1x catalog is one of every size, so a worse one lost the optimum).
 
-With ``--json`` the last line is one JSON object: ``cells``, ``sizes`` (per size) and
-``seconds`` (the whole run).
+**The full-pool reference.** Up to size ``--full-upto`` every planned request is solved
+again with the pool forced to every usable course. On the larger catalogs the planner's
+own deterministic budgets are too small for that model (course selection runs out at 5x
+and 10x and the reference finds no plan at all), so the reference runs with every budget
+that decides the proved objective - course selection, term fill, the placement portfolio,
+the whole-catalog relaxation, the risky-course and overload stages (``BUDGETS``) - and
+the wall-clock safety net multiplied by the first of ``--reference-scales`` (default 1,
+4, 16, 64; at 10x course selection needs about 2.7 units of deterministic time, 18 times
+its budget of 0.15) under which it finds a plan or proves there is none; the planner's
+constants are restored after each reference solve. Figures: ``full_checked`` - plans the
+reference found a plan for, so compared; ``full_unchecked`` - planned requests for which
+it found none even at the largest scale (or stopped on its safety net): no comparison,
+never counted as a confirmation; ``pooled_worse`` (the pooled plan is worse than the
+reference's), ``full_worse`` (the reference did worse), ``full_scale_max`` (the largest
+scale a reference needed).
+
+The optimal labels: ``false_optimal`` (beaten) counts plans labelled optimal although one
+of these comparisons shows a better plan - it must be 0; ``optimal_checked`` those the
+full-pool reference compared, ``optimal_unchecked`` those it did not (no reference plan,
+or a size above ``--full-upto``): only the 1x comparison covers them.
+
+Logging is set up first (warnings and errors only, on stderr). With ``--json`` the last
+line is one JSON object: ``cells``, ``sizes`` (per size), ``cases``, ``seconds`` (the whole
+run) and the run's ``command``, ``commit``, ``dirty``, ``cores``, ``load_avg_start`` and
+``load_avg_end`` (``eval.bench_meta``).
 """
 
 from __future__ import annotations
@@ -44,9 +64,11 @@ import json
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from rich.console import Console
@@ -55,11 +77,17 @@ from rich.table import Table
 from agents.catalog import Catalog, StudentRecord, Term, load_catalog, load_student, use_catalog
 from agents.catalog.overrides import effective_catalog
 from agents.planner import PlanConstraints, PlanResult, plan
+from agents.planner import api as planner_api
+from agents.planner import proof as planner_proof
+from agents.planner import search as planner_search
+from agents.planner import solve as planner_solve
 from agents.planner.api import end_term
 from agents.planner.risky import consent_needed, risky_count
 from agents.planner.setup import PlanSetup
 from agents.policy import catalog_load_caps
+from eval.bench_meta import RunInfo
 from eval.gen_catalog import enlarge, full_pool
+from pipeline.logs import configure_logging
 
 REPO = Path(__file__).resolve().parents[1]
 STUDENTS = REPO / "demos" / "students"
@@ -68,7 +96,22 @@ TERMS = (8, 12, 16)
 PROGRAM_COUNTS = ("single", "double", "triple")
 SAMPLE_STUDENTS = ("math-first-year", "cs-sophomore", "econ-junior")
 MORE_MAJORS = ("MATH-BS", "STAT-BS", "CS-BS")
-FULL_UPTO = 10  # every size: the full-pool solves keep the whole run near 2.5 min
+FULL_UPTO = 10  # every size
+REFERENCE_SCALES = (1, 4, 16, 64)
+"""Budget multipliers the full-pool reference tries in turn (module docstring)."""
+BUDGETS: tuple[tuple[ModuleType, str], ...] = (
+    (planner_solve, "SELECT_DTIME"),
+    (planner_solve, "FILL_DTIME"),
+    (planner_solve, "RISKY_DTIME"),
+    (planner_solve, "OVERLOAD_DTIME"),
+    (planner_solve, "PORTFOLIO_DTIME"),
+    (planner_search, "PORTFOLIO_DTIME"),
+    (planner_proof, "RELAX_DTIME"),
+    (planner_api, "RELAX_DTIME"),  # imported by name there
+)
+"""The planner's deterministic budgets (module, constant) that decide the proved objective -
+graduation, risky courses, units - besides ``search.PORTFOLIO``'s; the tie-breaks' budgets
+are left as they are."""
 
 
 def entrant() -> StudentRecord:
@@ -124,6 +167,10 @@ class Case:
     objective: Objective | None = None
     full_status: str | None = None
     full_objective: Objective | None = None
+    full_scale: float | None = None
+    """The budget multiplier of the reference's last solve (``REFERENCE_SCALES``)."""
+    full_limits: list[str] | None = None
+    """Steps of the reference's last solve whose limit ran out."""
     base_objective: Objective | None = None
 
 
@@ -132,14 +179,59 @@ Objective = tuple[int, int, float]
 "optimal" proves, compared lexicographically."""
 
 
-def constraints(catalog: Catalog, terms: int) -> PlanConstraints:
-    return PlanConstraints(
-        max_units_per_term=catalog_load_caps(catalog).standard, horizon_terms=terms
-    )
+def constraints(catalog: Catalog, terms: int, time_limit_s: float | None = None) -> PlanConstraints:
+    """The benchmark's request constraints; ``time_limit_s`` replaces the safety net's."""
+    c = PlanConstraints(max_units_per_term=catalog_load_caps(catalog).standard, horizon_terms=terms)
+    return c if time_limit_s is None else c.model_copy(update={"time_limit_s": time_limit_s})
 
 
-def run_case(catalog: Catalog, student: StudentRecord, progs: list[str], terms: int) -> PlanResult:
-    return plan(catalog, student, progs, constraints(catalog, terms))
+@contextmanager
+def budgets(scale: float) -> Iterator[None]:
+    """Inside: the planner's ``BUDGETS`` and its placement portfolio's budgets multiplied
+    by ``scale``; restored on the way out, whatever happens inside."""
+    saved = [(module, name, getattr(module, name)) for module, name in BUDGETS]
+    portfolio = planner_search.PORTFOLIO
+    try:
+        for module, name, value in saved:
+            setattr(module, name, value * scale)
+        planner_search.PORTFOLIO = [(params, dtime * scale) for params, dtime in portfolio]
+        yield
+    finally:
+        for module, name, value in saved:
+            setattr(module, name, value)
+        planner_search.PORTFOLIO = portfolio
+
+
+def reference(
+    catalog: Catalog,
+    student: StudentRecord,
+    progs: list[str],
+    terms: int,
+    scales: Sequence[float] = REFERENCE_SCALES,
+) -> tuple[PlanResult, float]:
+    """The request solved with every usable course in the pool, its budgets and safety net
+    multiplied by each of ``scales`` in turn until it finds a plan or proves there is none;
+    the last result and its scale."""
+    safety_net = constraints(catalog, terms).time_limit_s
+    result: PlanResult | None = None
+    scale = scales[0]
+    for scale in scales:
+        with full_pool(), budgets(scale):
+            result = run_case(catalog, student, progs, terms, safety_net * scale)
+        if result.graduation_term is not None or result.infeasible_kind == "proven":
+            break
+    assert result is not None, "no reference scales given"
+    return result, scale
+
+
+def run_case(
+    catalog: Catalog,
+    student: StudentRecord,
+    progs: list[str],
+    terms: int,
+    time_limit_s: float | None = None,
+) -> PlanResult:
+    return plan(catalog, student, progs, constraints(catalog, terms, time_limit_s))
 
 
 def objective(
@@ -160,7 +252,11 @@ def objective(
 
 
 def bench_size(
-    size: int, terms_list: Sequence[int], full_upto: int, base: dict[str, Any]
+    size: int,
+    terms_list: Sequence[int],
+    full_upto: int,
+    base: dict[str, Any],
+    scales: Sequence[float] = REFERENCE_SCALES,
 ) -> list[Case]:
     sample = load_catalog()
     catalog = enlarge(sample, size)
@@ -188,9 +284,9 @@ def bench_size(
                         base[key] = case.objective
                     case.base_objective = base.get(key)
                     if size <= full_upto and r.status != "infeasible":
-                        with full_pool():
-                            f = run_case(catalog, student, progs, terms)
+                        f, case.full_scale = reference(catalog, student, progs, terms, scales)
                         case.full_status = f.status
+                        case.full_limits = [x.stage for x in f.time_limits]
                         case.full_objective = objective(catalog, student, progs, terms, f)
                     out.append(case)
     return out
@@ -201,6 +297,13 @@ def _p95(values: list[float]) -> float:
     return values[min(len(values) - 1, round(0.95 * (len(values) - 1)))] if values else 0.0
 
 
+def _compared(c: Case) -> tuple[Objective, Objective] | None:
+    """(the plan's objective, the full-pool reference's) when both found a plan."""
+    if c.objective is None or c.full_objective is None:
+        return None
+    return c.objective, c.full_objective
+
+
 def summarize(cases: list[Case]) -> dict[str, Any]:
     """The figures of a group of cases (see the module docstring)."""
     times = [c.ms for c in cases]
@@ -209,20 +312,21 @@ def summarize(cases: list[Case]) -> dict[str, Any]:
     worse_1x = [
         c for c in planned if c.objective and c.base_objective and c.objective > c.base_objective
     ]
-    checked = [c for c in planned if c.full_status is not None]
-    pooled_worse = [
-        c for c in checked if c.objective and c.full_objective and c.objective > c.full_objective
-    ]
-    full_worse = sum(
-        1 for c in checked if c.objective and c.full_objective and c.objective < c.full_objective
-    )
+    ran = [c for c in planned if c.full_status is not None]
+    # Compared: the reference found a plan. Found none: no comparison, never a confirmation.
+    checked = [(c, pair) for c in ran if (pair := _compared(c)) is not None]
+    pooled_worse = [c for c, (mine, full) in checked if mine > full]
+    full_worse = sum(1 for _, (mine, full) in checked if mine < full)
     false_optimal = {id(c) for c in [*worse_1x, *pooled_worse] if c.proven}
+    proven = [c for c in planned if c.proven]
+    optimal_checked = sum(1 for c, _ in checked if c.proven)
+    scales = [c.full_scale for c in ran if c.full_scale is not None]
     return {
         "plans": len(cases),
         "feasible_plans": len(planned),
         "infeasible": len(cases) - len(planned),
-        "proven_optimal": sum(c.proven for c in planned),
-        "proven_share": round(sum(c.proven for c in planned) / len(planned), 3) if planned else 1.0,
+        "proven_optimal": len(proven),
+        "proven_share": round(len(proven) / len(planned), 3) if planned else 1.0,
         "median_ms": round(statistics.median(times), 1) if times else 0.0,
         "p95_ms": round(_p95(times), 1),
         "max_ms": round(max(times), 1) if times else 0.0,
@@ -231,13 +335,20 @@ def summarize(cases: list[Case]) -> dict[str, Any]:
         "usable_max": max((c.usable for c in planned if c.usable is not None), default=None),
         "worse_than_1x": len(worse_1x),
         "full_checked": len(checked),
+        "full_unchecked": len(ran) - len(checked),
+        "full_scale_max": max(scales, default=None),
         "pooled_worse": len(pooled_worse),
         "full_worse": full_worse,
         "false_optimal": len(false_optimal),
+        "optimal_checked": optimal_checked,
+        "optimal_unchecked": len(proven) - optimal_checked,
     }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    configure_logging("warning")  # before anything is timed: no debug event rendered
+    run = RunInfo.start("eval.bench_scaling", argv)
     p = argparse.ArgumentParser(prog="python -m eval.bench_scaling", description=__doc__)
     p.add_argument("--json", action="store_true", help="end with one JSON line of results")
     p.add_argument("--sizes", default=",".join(map(str, SIZES)), help="catalog sizes (x sample)")
@@ -248,10 +359,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=FULL_UPTO,
         help=f"compare with the forced full pool up to this size (default {FULL_UPTO})",
     )
+    p.add_argument(
+        "--reference-scales",
+        default=",".join(map(str, REFERENCE_SCALES)),
+        help="budget multipliers the full-pool reference tries in turn (default "
+        f"{','.join(map(str, REFERENCE_SCALES))})",
+    )
     args = p.parse_args(argv)
-    from pipeline.logs import configure_logging  # the CLI's logging: errors only
-
-    configure_logging("error")
+    scales = [float(x) for x in args.reference_scales.split(",")]
     sizes = sorted(int(x) for x in args.sizes.split(","))
     terms = [int(x) for x in args.terms.split(",")]
     if sizes[0] != 1:
@@ -260,7 +375,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     base: dict[str, Any] = {}
     cases: list[Case] = []
     for size in sizes:
-        cases += bench_size(size, terms, args.full_upto, base)
+        cases += bench_size(size, terms, args.full_upto, base, scales)
     cells = []
     for size in sizes:
         for t in terms:
@@ -274,6 +389,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sizes": per_size,
         "cases": [asdict(c) for c in cases],
         "seconds": round(time.perf_counter() - t0, 1),
+        **run.finish(),
     }
     if args.json:
         print(json.dumps(summary, sort_keys=True))
@@ -284,7 +400,8 @@ def print_cells(console: Console, cells: list[dict[str, Any]]) -> None:
     table = Table(title="Planner scaling (generated catalogs; times per plan)")
     cols = ("size", "terms", "programs", "plans", "infeasible", "proven_share", "median_ms",
             "p95_ms", "max_ms", "pool_median", "pool_max", "usable_max", "worse_than_1x",
-            "full_checked", "pooled_worse", "false_optimal")  # fmt: skip
+            "full_checked", "full_unchecked", "full_scale_max", "pooled_worse",
+            "false_optimal", "optimal_checked", "optimal_unchecked")  # fmt: skip
     for col in cols:
         table.add_column(col)
     for cell in cells:

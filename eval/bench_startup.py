@@ -9,7 +9,12 @@
   their median.
 - ``batch_memory``: a batch run as ``advise batch --workers 2`` in a subprocess, with the
   real agents or with fake stages, its process tree sampled from /proc
-  (``eval.proc_memory``): the batch's own peaks (parent, worker) and the tree's.
+  (``eval.proc_memory``): the simultaneous peak of the batch's parent and workers summed
+  (``batch_peak_rss_mb``, sampled every 10 ms), each process's own peak as the batch
+  reports it (``peak_rss_mb_parent``, ``peak_rss_mb_worker``: reached at different
+  moments, so their sum overstates the batch's), and the whole tree's RSS and PSS.
+
+Both take the catalog the real agents run against (``--catalog``; None: the sample).
 
 Python's bytecode cache matters to start-up: with ``PYTHONDONTWRITEBYTECODE`` set, every
 run compiles the project's modules again (``bytecode_cache`` in the figures says which).
@@ -28,7 +33,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from eval.proc_memory import TreeSampler
+from eval.proc_memory import SumSampler, TreeSampler
 
 REPO = Path(__file__).resolve().parents[1]
 REQUESTS = REPO / "demos" / "requests.jsonl"
@@ -40,7 +45,9 @@ def bench_env(root: Path) -> dict[str, str]:
     return {**os.environ, "ADVISE_CATALOG_CACHE_DIR": str(root / "catalog-cache")}
 
 
-def startup(runs: int, tmp: Path, env: dict[str, str]) -> dict[str, Any]:
+def startup(
+    runs: int, tmp: Path, env: dict[str, str], catalog: Path | None = None
+) -> dict[str, Any]:
     """``advise run`` of one request, ``runs`` times after a first run (the first to use
     the catalog cache in ``env``, which it finds empty if nothing ran before it)."""
     tmp.mkdir(parents=True, exist_ok=True)
@@ -54,7 +61,7 @@ def startup(runs: int, tmp: Path, env: dict[str, str]) -> dict[str, Any]:
         root = tmp / f"run-{i}"
         cmd = [sys.executable, "-m", "pipeline.cli", "run", str(request),
                "--state-dir", str(root / "state"), "--out-dir", str(root / "out"),
-               "--log-dir", str(root / "logs")]  # fmt: skip
+               "--log-dir", str(root / "logs"), *_catalog_args(catalog)]  # fmt: skip
         launched = time.time()
         started = time.perf_counter()
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -78,6 +85,10 @@ def startup(runs: int, tmp: Path, env: dict[str, str]) -> dict[str, Any]:
     }
 
 
+def _catalog_args(catalog: Path | None) -> list[str]:
+    return [] if catalog is None else ["--catalog", str(catalog)]
+
+
 def first_stage_start(log_dir: Path) -> float:
     """When the run logged in ``log_dir`` started its first stage (epoch seconds)."""
     for path in sorted(log_dir.glob("*.jsonl")):
@@ -98,18 +109,21 @@ def batch_memory(
     engine: str = "process",
     workers: int = 2,
     every_s: float = 1.0,
+    catalog: Path | None = None,
 ) -> dict[str, Any]:
-    """``advise batch INPUTS --workers N`` in a subprocess, its process tree sampled every
-    ``every_s`` seconds; raises SystemExit if the batch fails."""
+    """``advise batch INPUTS --workers N`` in a subprocess: the batch's processes sampled
+    together every 10 ms, the whole tree every ``every_s`` seconds; raises SystemExit if
+    the batch fails."""
     tmp.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "pipeline.cli", "batch", str(inputs),
            "--workers", str(workers), "--stages", stages, "--engine", engine, "--quiet",
            "--json", "--state-dir", str(tmp / "state"), "--out-dir", str(tmp / "out"),
-           "--log-dir", str(tmp / "logs")]  # fmt: skip
+           "--log-dir", str(tmp / "logs"), *_catalog_args(catalog)]  # fmt: skip
     started = time.perf_counter()
     with (tmp / "stdout").open("w+") as out, (tmp / "stderr").open("w+") as err:
         proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=out, stderr=err, text=True)
-        tree = TreeSampler(proc, every_s=every_s)
+        with SumSampler(proc.pid) as batch:
+            tree = TreeSampler(proc, every_s=every_s)
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read(), err.read()
@@ -117,15 +131,15 @@ def batch_memory(
     if proc.returncode != 0:
         raise SystemExit(f"batch failed ({proc.returncode}): {stderr[-2000:]}")
     summary = json.loads(stdout.strip().splitlines()[-1])
-    parent, worker = summary["peak_rss_mb_parent"], summary["peak_rss_mb_worker"]
     return {
         "requests": summary["requests"],
         "engine": engine,
         "workers": workers,
         "wall_s": round(wall, 1),
-        "peak_rss_mb_parent": parent,
-        "peak_rss_mb_worker": worker,
-        "peak_rss_mb_total": round(parent + workers * worker, 1),
+        # each process's own high-water mark (ru_maxrss), reached at its own moment
+        "peak_rss_mb_parent": summary["peak_rss_mb_parent"],
+        "peak_rss_mb_worker": summary["peak_rss_mb_worker"],
+        **batch.figures(),
         **tree.figures(),
     }
 
@@ -143,8 +157,9 @@ def print_startup(s: dict[str, Any]) -> None:
 def print_real_memory(m: dict[str, Any]) -> None:
     print(
         f"  memory, real agents: {m['requests']} requests, {m['workers']} workers in "
-        f"{m['wall_s']} s: parent {m['peak_rss_mb_parent']} MB, worker "
-        f"{m['peak_rss_mb_worker']} MB; parent + workers at the peak "
-        f"{m.get('batch_peak_rss_mb')} MB (target <= 300 MB), with the resource tracker "
+        f"{m['wall_s']} s: parent + workers at their simultaneous peak "
+        f"{m.get('batch_peak_rss_mb')} MB (target <= 300 MB; sampled every 10 ms); "
+        f"per-process peaks (each at its own moment) parent {m['peak_rss_mb_parent']} MB, "
+        f"worker {m['peak_rss_mb_worker']} MB; whole tree with the resource tracker "
         f"{m.get('tree_peak_rss_mb')} MB RSS, {m.get('tree_peak_pss_mb')} MB PSS"
     )

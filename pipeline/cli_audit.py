@@ -210,7 +210,7 @@ def render_close(report: CloseReport, name: str) -> str:
             else "no plan: " + "; ".join(report.baseline_reasons)
         ),
         f"Each plan: at most {format_credits(c.max_units_per_term)} {unit_name()} a term, "
-        f"target {c.target_term or 'none'}, solver limit {c.time_limit_s:g} s",
+        f"target {c.target_term or 'none'}, planner safety limit {c.time_limit_s:g} s",
         "",
     ]
     if report.close:

@@ -143,7 +143,7 @@ def test_the_default_constraints_are_the_standard_load_with_no_target() -> None:
     c = default_constraints(cat, who)
     assert (c.max_units_per_term, c.standing_max_units, c.target_term) == (54.0, {}, None)
     assert (c.optional_terms, c.optional_kinds, c.include_summer) == ([], [], False)
-    assert (c.horizon_terms, c.time_limit_s, c.standard) == (12, 10.0, None)
+    assert (c.horizon_terms, c.time_limit_s, c.standard) == (12, 60.0, None)
 
 
 def test_a_demo_student_is_closest_to_the_data_science_minor() -> None:
@@ -167,7 +167,7 @@ def test_audit_close_prints_the_ranked_table(capsys: pytest.CaptureFixture[str])
     assert capsys.readouterr().out.splitlines() == [
         "Programs Maya L. could add without delaying graduation",
         "Baseline: ECON-BA, PHIL-MIN - graduates S2028 with 135 units planned (optimal)",
-        "Each plan: at most 54 units a term, target none, solver limit 10 s",
+        "Each plan: at most 54 units a term, target none, planner safety limit 60 s",
         "",
         "  #  Program    Kind           Extra Remaining  Graduates",
         "  1  DS-MIN     minor              0        27  S2028",

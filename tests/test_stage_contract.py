@@ -138,16 +138,17 @@ def test_run_configuration_is_the_settings_plus_backend_and_stages() -> None:
     assert config.settings == Settings()
     assert config.model_dump() == {
         "max_rounds": 3,
-        "planner_time_limit_s": 10.0,
+        "planner_time_limit_s": 60.0,
         "horizon_terms": None,
         "backend": "offline",
         "model": "rules",
         "stages": "real",
     }
     # Pinned: a changed fingerprint makes every earlier checkpoint stale. It last changed
-    # when the planner horizon's default became calendar-relative (horizon_terms None).
+    # when the planner's wall-clock limit became a safety net of 60 s (#26: every solve got
+    # a deterministic budget, so earlier plans are planned again).
     assert config.fingerprint() == (
-        "28139f43c62ec50dd3e3780af366661e6c1bdb722c604399e96be9b7291f7a86"
+        "d12086adc9157259b6b49ff6c7a34dcf80da218387e2692bbe1090539e49f15e"
     )
 
 

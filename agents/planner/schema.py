@@ -195,7 +195,7 @@ class PlanConstraints(ConstraintSet):
         "``optional_terms`` and ``optional_kinds`` (the name predates calendars).",
     )
     time_limit_s: float = Field(
-        default=10.0,
+        default=60.0,
         gt=0,
         description="The planner's wall-clock safety net in seconds (every solve has its own "
         "deterministic budget; when this fires the answer is labelled timed_out).",
