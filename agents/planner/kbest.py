@@ -124,6 +124,7 @@ def _search(
     deadline: float,
 ) -> list[PlanAlternative]:
     """The k-best search of ``alternatives`` (``deadline``: its safety net)."""
+    assert best.graduation_term is not None  # ``alternatives`` asks only for a plan's
     graduation = Term.parse(best.graduation_term)
     catalog = effective_catalog(catalog, student)  # the advisor's exceptions, as in plan()
     setup = PlanSetup(catalog, student, programs, constraints)

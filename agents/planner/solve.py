@@ -120,7 +120,7 @@ def solve_plan(
     bound = max(chain_bound(prep), capacity_bound(prep, sel.lower_bound, scale))
     chosen: Selection = sel  # the set the term search places
 
-    def fill(terms: int | None, dtime: float | None) -> dict[str, int] | None:
+    def fill(terms: int | None, dtime: float) -> dict[str, int] | None:
         fm = PlanModel(prep, max_courses=max_courses, courses=chosen.courses, counts=chosen.counts)
         if not fm.possible:
             return None
