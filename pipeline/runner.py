@@ -2,9 +2,9 @@
 
 - The request's lock is held for the whole run, so two runners never work one request.
 - A checkpoint is written after every stage, and as soon as an LLM call is recorded, so
-  finished stages never run again and no call is paid for twice. Checkpoint writes
-  overlap the next stage (at most one in flight; LLM calls are flushed at once), so a run
-  SIGKILLed mid-stage redoes at most that stage and the one before it.
+  finished stages never run again and no call is paid for twice. Under the request's lock
+  a checkpoint is one line appended to the request's journal and fsynced before the next
+  stage starts (``pipeline.store``), so a run SIGKILLed mid-stage redoes only that stage.
 - A stage that raises is recorded (type, message, innermost frames) and the run moves to
   ``failed``; resuming it re-enters that stage.
 - On SIGINT/SIGTERM (``GracefulStop``) the current stage finishes, the checkpoint is
@@ -262,7 +262,7 @@ def _run_locked(
         _drive(ctx, stages, tools, store, settings.max_rounds, stop, no_wait)
     done = ctx.state is State.done
     if done and out_dir is not None and not outputs_present(out_dir, rid):
-        files = render_outputs(ctx, stages, out_dir)  # while the last checkpoint is written
+        files = render_outputs(ctx, stages, out_dir)
         store.flush()  # outputs only ever follow a durable "done" checkpoint
         ensure_dir(out_dir)
         for path in files:
