@@ -6,14 +6,10 @@ deterministic, so a request redone after a kill gives the answer it gave before)
 
 from __future__ import annotations
 
-import contextlib
 import os
 import random
 import shutil
-import signal
 import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 
@@ -23,39 +19,9 @@ from pipeline.batch import run_batch
 from pipeline.batch_input import iter_input
 from pipeline.jobs import RunOptions
 from pipeline.runner import GracefulStop
-from tests.test_crash_safety import _committed, _outputs
+from tests.test_crash_safety import Batch, _committed, _outputs
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-class Batch:
-    """``advise batch`` on the real stages in its own session; stderr drained by a thread
-    that notes when the first stage has finished."""
-
-    def __init__(self, ws: Path, workers: int) -> None:
-        cmd = [sys.executable, "-m", "pipeline.cli", "batch", "in.jsonl", "--workers",
-               str(workers), "-v", "--json"]  # fmt: skip
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
-        self.proc = subprocess.Popen(cmd, cwd=ws, env=env, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
-        self.working = threading.Event()
-        self._reader = threading.Thread(target=self._drain, daemon=True)
-        self._reader.start()
-
-    def _drain(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            if b"stage.done" in line:
-                self.working.set()
-        self.working.set()
-
-    def finish(self) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait()
-        self._reader.join(timeout=10)
-        assert self.proc.stderr is not None
-        self.proc.stderr.close()
 
 
 @pytest.mark.slow
@@ -75,15 +41,14 @@ def test_demo_batch_killed_and_rerun_gives_every_request_the_same_outputs(
     while rc not in (0, 4):  # 4: a request waits for an approval, as in the reference
         assert time.monotonic() < deadline, f"no clean finish after {runs} runs"
         runs += 1
-        batch = Batch(ws, workers)
+        batch = Batch(ws, workers, {**os.environ, "PYTHONPATH": str(REPO)}, fake=False)
         try:
             if done_kills < kills:
                 assert batch.working.wait(timeout=120)
                 try:
                     rc = batch.proc.wait(timeout=rng.uniform(0.05, 0.8))
                 except subprocess.TimeoutExpired:
-                    os.killpg(batch.proc.pid, signal.SIGKILL)
-                    batch.proc.wait()
+                    batch.kill(whole_group=True)
                     done_kills += 1
                     continue
             else:

@@ -61,10 +61,11 @@ class Batch:
     """``advise batch`` in its own session; stderr is drained by a thread that notes when
     the first stage has finished (so a kill lands while real work is under way)."""
 
-    def __init__(self, ws: Path, workers: int, env: dict[str, str]) -> None:
-        cmd = [sys.executable, "-m", "pipeline.cli", "batch", "in.jsonl", "--catalog",
-               "catalog.json", "--stages", FAKE_SPEC, "--workers", str(workers), "-v",
-               "--json"]  # fmt: skip
+    def __init__(self, ws: Path, workers: int, env: dict[str, str], fake: bool = True) -> None:
+        cmd = [sys.executable, "-m", "pipeline.cli", "batch", "in.jsonl", "--workers",
+               str(workers), "-v", "--json"]  # fmt: skip
+        if fake:  # the fake stages on a small catalog; else the real ones, bundled catalog
+            cmd += ["--catalog", "catalog.json", "--stages", FAKE_SPEC]
         self.proc = subprocess.Popen(
             cmd,
             cwd=ws,
