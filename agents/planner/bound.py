@@ -56,6 +56,8 @@ class Relaxed:
     units: int = 0  # fewest units (credit steps) of any plan
     risky: int = 0  # fewest risky parts (``agents.planner.risky``), when asked
     exact: bool = False  # the relaxation's own optimum was proved (else CP-SAT's bound)
+    # With ``risky``: a lower bound on the units of every plan without a risky part.
+    weighted_bound: int = 0
     chosen: list[str] = field(default_factory=list)  # the relaxation's relevant courses
     spares: dict[Spare, int] = field(default_factory=dict)  # spare groups it used
 
@@ -172,7 +174,10 @@ def relax(
     out = Relaxed("bound", exact=optimal)
     if parts:
         out.risky = sum(solver.value(e) for e, _ in parts) if optimal else 0
-        out.units = value if optimal else 0  # a weighted bound says little about units alone
+        # A weighted bound says little about units alone - except for the plans with no
+        # risky part, whose weighted objective is their units (``weighted_bound``).
+        out.units = value if optimal else 0
+        out.weighted_bound = value if optimal else int(-(-solver.best_objective_bound // 1))
     else:
         out.units = value if optimal else max(0, int(-(-solver.best_objective_bound // 1)))
     out.chosen = sorted(c for c, t in sm.t.items() if solver.boolean_value(t))

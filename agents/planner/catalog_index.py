@@ -1,13 +1,14 @@
 """Facts about a catalog that every plan reuses, computed once per catalog and kept with it
 (``Catalog.derived``): anti-requisites in both directions, the minimum grades prerequisites
-ask of each course, the courses matching each course-set requirement, and the positions each
-course runs in for a horizon."""
+ask of each course, the courses each course's prerequisites and corequisites name, the
+courses matching each course-set requirement, and the positions each course runs in for a
+horizon."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agents.catalog import Catalog, CourseCond, iter_prereq
+from agents.catalog import Catalog, Course, CourseCond, iter_prereq
 
 POSITIONS_KEPT = 64  # horizons whose offered positions are kept per catalog
 
@@ -18,11 +19,23 @@ class CatalogIndex:
 
     antireqs: dict[str, set[str]]  # both directions
     prereq_grades: dict[str, list[str]]  # course -> minimum grades prerequisites ask of it
+    # course -> (course, minimum grade) of every course condition in its prerequisites and
+    # corequisites
+    named: dict[str, tuple[tuple[str, str | None], ...]] = field(default_factory=dict)
     matching: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # leaf -> courses
+    # course -> its prerequisite and corequisite trees written out (``twins``), on first use
+    trees: dict[str, tuple[str, str]] = field(default_factory=dict)
     # (term codes, active flags) -> course -> the active positions it runs in; bounded
     positions: dict[tuple[tuple[str, ...], tuple[bool, ...]], dict[str, tuple[int, ...]]] = field(
         default_factory=dict
     )
+
+    def trees_of(self, course: Course) -> tuple[str, str]:
+        """``course``'s prerequisite and corequisite trees as text: equal texts, equal trees."""
+        hit = self.trees.get(course.code)
+        if hit is None:
+            hit = self.trees[course.code] = (repr(course.prerequisites), repr(course.corequisites))
+        return hit
 
     def positions_for(
         self, terms: tuple[str, ...], active: tuple[bool, ...]
@@ -45,15 +58,22 @@ def catalog_index(catalog: Catalog) -> CatalogIndex:
         return hit
     antireqs: dict[str, set[str]] = {c.code: set(c.antirequisites) for c in catalog.courses}
     grades: dict[str, list[str]] = {}
+    named: dict[str, tuple[tuple[str, str | None], ...]] = {}
     for c in catalog.courses:
         for other in c.antirequisites:
             antireqs.setdefault(other, set()).add(c.code)
-        for tree in (c.prerequisites, c.corequisites):
-            for n in iter_prereq(tree):
-                if isinstance(n, CourseCond) and n.min_grade:
-                    grades.setdefault(n.course, []).append(n.min_grade)
+        conds = [
+            n
+            for tree in (c.prerequisites, c.corequisites)
+            for n in iter_prereq(tree)
+            if isinstance(n, CourseCond)
+        ]
+        named[c.code] = tuple((n.course, n.min_grade) for n in conds)
+        for n in conds:
+            if n.min_grade:
+                grades.setdefault(n.course, []).append(n.min_grade)
     for code, others in antireqs.items():
         others.discard(code)
-    index = CatalogIndex(antireqs, grades)
+    index = CatalogIndex(antireqs, grades, named)
     catalog.derived["planner.index"] = index
     return index

@@ -45,21 +45,34 @@ def program_subjects(catalog: Catalog, programs: Iterable[str]) -> frozenset[str
     (a leaf of one subject: a core course or an elective set of the field)."""
     out: set[str] = set()
     for code in programs:
-        program = catalog.program_by_code.get(code)
-        if program is None:
-            continue
-        own = {c.subject_code for c in catalog.courses if c.department == program.department}
-        if not own:
-            _, leaves = compile_requirements(catalog, program)
-            named: Counter[str] = Counter()
-            for leaf in leaves:
-                subjects = {catalog.course_by_code[c].subject_code for c in leaf.matching}
-                if len(subjects) == 1:
-                    named.update(subjects)
-            top = max(named.values(), default=0)
-            own = {s for s, n in named.items() if n == top}
-        out |= own
+        out |= _subjects_of(catalog, code)
     return frozenset(out)
+
+
+def _subjects_of(catalog: Catalog, code: str) -> frozenset[str]:
+    """``program_subjects`` of one program, kept with the catalog (``Catalog.derived``)."""
+    key = f"planner.subjects.{code}"
+    hit = catalog.derived.get(key)
+    if not isinstance(hit, frozenset):
+        hit = catalog.derived[key] = _find_subjects(catalog, code)
+    return hit
+
+
+def _find_subjects(catalog: Catalog, code: str) -> frozenset[str]:
+    program = catalog.program_by_code.get(code)
+    if program is None:
+        return frozenset()
+    own = {c.subject_code for c in catalog.courses if c.department == program.department}
+    if own:
+        return frozenset(own)
+    _, leaves = compile_requirements(catalog, program)
+    named: Counter[str] = Counter()
+    for leaf in leaves:
+        subjects = {catalog.course_by_code[c].subject_code for c in leaf.matching}
+        if len(subjects) == 1:
+            named.update(subjects)
+    top = max(named.values(), default=0)
+    return frozenset(s for s, n in named.items() if n == top)
 
 
 def orphan(course: Course, planned: Iterable[str]) -> bool:

@@ -31,7 +31,6 @@ pool with ``extra`` courses (those the bound's relaxation chose) and solve again
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Collection
 
 from agents.catalog import (
@@ -40,7 +39,6 @@ from agents.catalog import (
     CourseCond,
     PrereqNode,
     ProgramCond,
-    iter_prereq,
 )
 from agents.catalog.credits import hundredths
 from agents.planner.fillers import filler
@@ -260,19 +258,17 @@ def _add_fillers(prep: Prep, pool: set[str], must: set[str], reach: Analysis) ->
     active = [i for i in range(len(prep.terms)) if prep.active[i]][:terms_needed]
     floor_need = sum(h(prep.floors[i]) for i in active)
     deficit = max(h(prep.total_needed), floor_need) - planned_units
+    named = prep.index.named
     candidates = [
         c.code
         for c in prep.catalog.courses
         if c.code not in pool
-        and prep.plannable(c.code)
-        and reach.est.get(c.code, INF) < INF
-        and not any(
-            isinstance(n, CourseCond) and not prep.hist_ok(n.course, n.min_grade)
-            for n in itertools.chain(iter_prereq(c.prerequisites), iter_prereq(c.corequisites))
-        )
         # A free elective needs no one's signature: consent courses (independent study)
         # would turn a clean plan into one with an approval to chase.
         and not c.consent_kinds
+        and all(prep.hist_ok(n, g) for n, g in named[c.code])
+        and prep.plannable(c.code)
+        and reach.est.get(c.code, INF) < INF
         and filler(prep, c.code)
     ]
 

@@ -10,6 +10,7 @@ the earliest-term analysis reused by the infeasibility reasons (chains, offering
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -30,25 +31,20 @@ from agents.catalog import (
     UnitsCond,
     credit_sub,
     credit_sum,
-    iter_prereq,
     offered_in,
 )
 from agents.planner.catalog_index import catalog_index
 from agents.planner.fit import declared_subjects, misfit, student_level
 from agents.planner.record import read_history
-from agents.planner.reqtree import Leaf, ReqTree, compile_requirements, sharing_limits
+from agents.planner.reqtree import (
+    Leaf,
+    ReqTree,
+    compile_requirements,
+    min_grades_for,
+    sharing_limits,
+)
 
 INF = 10**6
-
-
-def min_grades_for(catalog: Catalog, leaves: Sequence[Leaf]) -> dict[str, list[str]]:
-    """Every minimum grade that any prerequisite or requirement leaf asks of a course."""
-    out = {k: list(v) for k, v in catalog_index(catalog).prereq_grades.items()}
-    for leaf in leaves:
-        if leaf.min_grade:
-            for code in leaf.matching:
-                out.setdefault(code, []).append(leaf.min_grade)
-    return out
 
 
 @dataclass
@@ -113,6 +109,9 @@ class Prep:
         self.reach: Analysis | None = None
         self.derived: dict[str, object] = {}  # facts other modules compute once per prep
         self.index = catalog_index(catalog)
+        # Courses an earned anti-requisite excludes (the index lists both directions).
+        self._blocked = {o for c in self.history.passed for o in self.index.antireqs.get(c, ())}
+        self._plannable: dict[str, bool] = {}  # avoid, include, fixed never change
         self._positions = self.index.positions_for(tuple(self.term_codes), tuple(self.active))
         # What suits the student in a free elective (``agents.planner.fit``).
         self.level = student_level(catalog.standing_for_units(self.history.units_earned))
@@ -205,9 +204,15 @@ class Prep:
         return any(not self.hist_ok(code, g) for g in self.min_grades.get(code, []))
 
     def plannable(self, code: str) -> bool:
+        hit = self._plannable.get(code)
+        if hit is None:
+            hit = self._plannable[code] = self._is_plannable(code)
+        return hit
+
+    def _is_plannable(self, code: str) -> bool:
         if code in self.avoid or code not in self.catalog.course_by_code:
             return False
-        if self._antireq_earned(code):
+        if code in self._blocked:
             return False  # an anti-requisite on the record excludes credit, retakes too
         return (
             code not in self.history.passed
@@ -217,9 +222,6 @@ class Prep:
             or code in self.fixed
             or code in self.include
         )
-
-    def _antireq_earned(self, code: str) -> bool:
-        return any(other in self.history.passed for other in self.antireqs(code))
 
     def antireqs(self, code: str) -> set[str]:
         return self.index.antireqs.get(code, set())
@@ -284,12 +286,20 @@ class Prep:
                 if e >= INF:
                     return INF, node.course
                 return (e + 1 if strict else e), node.course
-            if isinstance(node, AllOf):
-                parts = [ready(c, strict) for c in node.all]
-                return max(parts, key=lambda p: p[0])
-            if isinstance(node, AnyOf):
-                parts = [ready(c, strict) for c in node.any]
-                return min(parts, key=lambda p: p[0])
+            if isinstance(node, AllOf):  # the latest part (the first of equals)
+                best: tuple[int, str | None] = (-1, None)
+                for child in node.all:
+                    part = ready(child, strict)
+                    if part[0] > best[0]:
+                        best = part
+                return best
+            if isinstance(node, AnyOf):  # the earliest branch (the first of equals)
+                best = (INF + 1, None)
+                for child in node.any:
+                    part = ready(child, strict)
+                    if part[0] < best[0]:
+                        best = part
+                return best
             if isinstance(node, StandingCond | UnitsCond):
                 thr = self.threshold(node)
                 for i in range(len(self.terms)):
@@ -313,9 +323,10 @@ class Prep:
             r, w = (r1, w1) if r1 >= r2 else (r2, w2)
             if code in self.forced:
                 r, w = 0, None
-            positions = [i for i in self.allowed_for(code) if i >= r]
+            allowed = self.allowed_for(code)  # ascending
+            at = bisect_left(allowed, r)
             busy.discard(code)
-            est[code] = positions[0] if positions and r < INF else INF
+            est[code] = allowed[at] if at < len(allowed) and r < INF else INF
             why[code] = w
             return est[code]
 
@@ -340,9 +351,9 @@ class Prep:
 
     def _allowed_for(self, code: str) -> list[int]:
         codes = self.term_codes
-        offered = [
-            i for i in self.offered_positions(code) if code in self.forced or self.open_at(code, i)
-        ]
+        offered = list(self.offered_positions(code))
+        if self.course(code).restricted_to and code not in self.forced:
+            offered = [i for i in offered if self.open_at(code, i)]
         if code in self.fixed:
             code_term = self.fixed[code]
             return [i for i in offered if codes[i] == code_term]
@@ -365,13 +376,8 @@ class Prep:
     def named_in_pool(self) -> set[str]:
         """Courses some pool course names as a prerequisite or corequisite (so none of them
         is interchangeable with a course nobody names)."""
-        return {
-            n.course
-            for c in self.pool
-            for tree in (self.course(c).prerequisites, self.course(c).corequisites)
-            for n in iter_prereq(tree)
-            if isinstance(n, CourseCond)
-        }
+        named = self.index.named
+        return {n for c in self.pool for n, _ in named[c]}
 
     def misfit(self, code: str) -> int:
         """The penalty for ``code`` as a free elective (``agents.planner.fit``), orphan aside."""

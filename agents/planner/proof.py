@@ -28,7 +28,9 @@ bounds over the whole catalog:
 - otherwise by a relaxation of the model over every usable course (``bound.relax``): (1)
   is proved when it meets the bound above or when the relaxation within one term fewer has
   no solution; with (1) proved, (2) and (3) are proved when they equal the relaxation's
-  minimum within (1) terms (risky first, then units).
+  minimum within (1) terms (risky first, then units). When that relaxation's budget runs
+  out, a plan with no risky part is compared with its proven bound (the units of every plan
+  without one); a plan with risky parts with a second relaxation of the units alone.
 
 Bounds not met: the pool is widened with the courses the relaxation chose (their
 prerequisites come with the pool's closure) and the plan solved again, at most
@@ -177,6 +179,10 @@ def bounds(
         return Bounds(terms, 0, 0)
     if at.status == "bound" and at.exact:
         return Bounds(terms, at.risky, at.units, chose(at))
+    if at.status == "bound" and obj.risky == 0:
+        # The budget ran out; the plan has no risky part, and neither has a plan that beats
+        # it, whose units the weighted search's bound then bounds: one relaxation, not two.
+        return Bounds(terms, 0, max(at.weighted_bound, low.units), chose(at))
     units = run(terms=terms, exact=True)  # the budget ran out: units alone, as far as proved
     if units.status != "bound":
         return Bounds(terms, 0, low.units)

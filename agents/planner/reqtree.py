@@ -121,3 +121,17 @@ def sharing_limits(programs: Sequence[Program]) -> list[tuple[str, str, int]]:
             if limits:
                 out.append((p.code, q.code, min(limits)))
     return out
+
+
+def min_grades_for(catalog: Catalog, leaves: Sequence[Leaf]) -> dict[str, list[str]]:
+    """Every minimum grade that any prerequisite or requirement leaf asks of a course (the
+    catalog index's lists, copied only for the courses a leaf adds a grade to)."""
+    base = catalog_index(catalog).prereq_grades
+    out = dict(base)
+    for leaf in leaves:
+        if leaf.min_grade:
+            for code in leaf.matching:
+                if out.get(code) is base.get(code):
+                    out[code] = list(base.get(code, ()))
+                out[code].append(leaf.min_grade)
+    return out
