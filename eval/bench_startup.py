@@ -15,6 +15,8 @@
   moments, so their sum overstates the batch's), and the whole tree's RSS and PSS.
 
 Both take the catalog the real agents run against (``--catalog``; None: the sample).
+Run alone, ``python -m eval.bench_startup [--runs 7] [--catalog PATH] [--json]`` measures
+start-up only (``eval.bench_pipeline`` runs it with everything else).
 
 Python's bytecode cache matters to start-up: with ``PYTHONDONTWRITEBYTECODE`` set, every
 run compiles the project's modules again (``bytecode_cache`` in the figures says which).
@@ -22,12 +24,14 @@ run compiles the project's modules again (``bytecode_cache`` in the figures says
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
@@ -163,3 +167,26 @@ def print_real_memory(m: dict[str, Any]) -> None:
         f"worker {m['peak_rss_mb_worker']} MB; whole tree with the resource tracker "
         f"{m.get('tree_peak_rss_mb')} MB RSS, {m.get('tree_peak_pss_mb')} MB PSS"
     )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m eval.bench_startup",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--runs", type=int, default=7, help="fresh processes after the first")
+    parser.add_argument("--catalog", type=Path, help="catalog to run against (default: sample)")
+    parser.add_argument("--json", action="store_true", help="end with one JSON line")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
+        root = Path(tmp)
+        figures = startup(args.runs, root, bench_env(root), args.catalog)
+    print_startup(figures)
+    if args.json:
+        print(json.dumps({**figures, "load_avg": os.getloadavg()}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

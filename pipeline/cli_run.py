@@ -222,14 +222,13 @@ def _start_logs(opts: RunOptions, log_dir: str, kind: str, label: str | None) ->
 
 def _single(args: argparse.Namespace, opts: RunOptions, request: PlanRequest) -> int:
     from pipeline.context import State
-    from pipeline.machine import load_stages
     from pipeline.runner import GracefulStop, ToolboxFactory, run_request
-    from pipeline.startup import resume_gc
+    from pipeline.startup import lazy_stages, resume_gc
     from pipeline.store import CheckpointStore
 
     opts = _start_logs(opts, args.log_dir, "run", request.request_id)
     factory = ToolboxFactory(catalog_path=opts.catalog, backend=opts.backend, model=opts.model)
-    stages = load_stages(opts.stages)
+    stages = lazy_stages(opts.stages)  # each agent loads when its stage first runs
     resume_gc()  # start-up is over: what it loaded is frozen, the stages get a collector
     with GracefulStop().installed(restore=False) as stop, stdout_to_stderr():
         ctx = run_request(

@@ -16,6 +16,11 @@
   creates hundreds of thousands of long-lived objects, and each full collection walks all
   of them) and resumed, with those objects frozen, before requests run
   (``pause_gc`` / ``resume_gc``).
+- One request (``advise run``, ``advise resume ID``) imports each stage agent when its
+  stage first runs (``lazy_stages``): intake starts without the planner, OR-Tools and
+  numpy (~0.3 s), which the next stage loads. A missing agent module still fails before
+  anything runs (``pipeline.machine.stage_set_name``). A batch's workers run every stage
+  of many requests and load all agents up front (``pipeline.machine.load_stages``).
 """
 
 from __future__ import annotations
@@ -28,7 +33,13 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agents.artifacts import Recommendation
+    from agents.case import Case
+    from agents.toolbox import Toolbox
+    from pipeline.machine import StageSet
 
 CP_MODEL = "ortools.sat.python.cp_model"
 _CP_MODEL_NEEDS = frozenset({"Index", "Series"})  # pandas names its annotations read
@@ -177,3 +188,41 @@ def resume_gc() -> None:
         _gc_paused = False
         gc.freeze()
         gc.enable()
+
+
+class LazyAgent:
+    """A stage agent whose module is imported when its stage first runs."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+
+    def run(self, case: Case, tools: Toolbox) -> Any:
+        return importlib.import_module(self.module).run(case, tools)
+
+
+class LazyRenderer:
+    """The renderer of a finished run (``agents.render``), imported when first used."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+
+    def to_json(self, rec: Recommendation) -> str:
+        return str(importlib.import_module(self.module).to_json(rec))
+
+    def to_markdown(self, rec: Recommendation) -> str:
+        return str(importlib.import_module(self.module).to_markdown(rec))
+
+    def to_html(self, rec: Recommendation) -> str:
+        return str(importlib.import_module(self.module).to_html(rec))
+
+
+def lazy_stages(spec: str = "real") -> StageSet:
+    """``pipeline.machine.load_stages(spec)``, but the real agents (and the renderer) are
+    imported when first used; their modules are checked to exist now."""
+    from pipeline.machine import STAGE_TABLE, StageSet, load_stages, stage_set_name
+
+    if spec != "real":
+        return load_stages(spec)
+    name = stage_set_name(spec)  # raises MachineDefinitionError naming a missing agent
+    agents = {row.state: LazyAgent(row.module) for row in STAGE_TABLE}
+    return StageSet(name=name, agents=agents, render=LazyRenderer("agents.render"))

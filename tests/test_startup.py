@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -237,3 +238,44 @@ def test_compiled_templates_are_reused_and_a_damaged_or_unwritable_cache_is_no_e
     )
     missing = environment(tmp_path / "no-such-directory")
     assert missing.get_template("t.txt.j2").render(who="Di", n=4) == "Di has 4 courses"
+
+
+def test_one_request_imports_each_stage_agent_when_its_stage_first_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    result = _python(
+        """
+        import json, sys
+        from pipeline.context import State
+        from pipeline.startup import lazy_stages
+        stages = lazy_stages("real")
+        watched = ("agents.intake", "agents.requirements", "agents.render", "ortools")
+        before = [m for m in watched if m in sys.modules]
+        agent = stages.agents[State.intake]
+        print(json.dumps({"name": stages.name, "before": before, "module": agent.module,
+                          "render": stages.render.module}))
+        """
+    )
+    assert result == {"name": "real", "before": [], "module": "agents.intake",
+                      "render": "agents.render"}  # fmt: skip
+    assert startup.lazy_stages("tests.fake_stages:FAKE").name == "fake"
+    missing = machine.StageRow(machine.State.critique, "agents.no_such_agent", "critiques", None)
+    monkeypatch.setattr(machine, "STAGE_TABLE", (*machine.STAGE_TABLE, missing))
+    with pytest.raises(MachineDefinitionError) as raised:
+        startup.lazy_stages("real")
+    assert "'agents.no_such_agent' is missing" in str(raised.value)
+
+
+def test_a_lazy_agent_and_renderer_call_their_module_when_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    module = ModuleType("lazy_agent_probe")
+    module.run = lambda case, tools: ("ran", case, tools)  # type: ignore[attr-defined]
+    for name in ("to_json", "to_markdown", "to_html"):
+        setattr(module, name, lambda rec, name=name: f"{name}:{rec}")
+    monkeypatch.setitem(sys.modules, "lazy_agent_probe", module)
+    assert startup.LazyAgent("lazy_agent_probe").run("case", "tools") == ("ran", "case", "tools")  # type: ignore[arg-type]
+    renderer = startup.LazyRenderer("lazy_agent_probe")
+    assert renderer.to_json("r") == "to_json:r"  # type: ignore[arg-type]
+    assert renderer.to_markdown("r") == "to_markdown:r"  # type: ignore[arg-type]
+    assert renderer.to_html("r") == "to_html:r"  # type: ignore[arg-type]
