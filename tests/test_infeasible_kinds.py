@@ -68,14 +68,28 @@ def test_a_selection_budget_that_runs_out_is_a_timeout_never_a_proof(
     """The course selection's own budget ran out after a fraction of a second: the request
     used to read "the solver found no plan within 10 s", a proof in all but name."""
     monkeypatch.setattr(solve_module, "SELECT_DTIME", 1e-9)
+    monkeypatch.setattr(solve_module, "SELECT_RETRIES", (1.0, 2.0))  # still too small
     result = plan(CATALOG, sophomore(), ["MAJ"], PlanConstraints(max_units_per_term=4))
     assert (result.status, result.infeasible_kind) == ("infeasible", "timed_out")
     message = (
         "no plan was found within 1 ms at course selection; this does not prove that none exists"
     )
     assert result.reasons == [message]
-    limit = TimeLimit(stage="course_selection", seconds=1e-9, message=message)  # the budget
+    # The last budget tried: the selection ran again with larger ones before giving up.
+    last = solve_module.SELECT_RETRIES[-1] * 1e-9
+    limit = TimeLimit(stage="course_selection", seconds=last, message=message)
     assert result.time_limits == [limit]
+
+
+def test_a_selection_that_runs_out_runs_again_with_a_larger_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A time limit is not an answer while a larger budget is left: the first selection
+    budget is far too small, the retry's is enough, and the plan comes out."""
+    monkeypatch.setattr(solve_module, "SELECT_DTIME", 1e-9)
+    monkeypatch.setattr(solve_module, "SELECT_RETRIES", (1e9,))  # 1e-9 -> 1.0
+    result = plan(CATALOG, sophomore(), ["MAJ"], PlanConstraints(max_units_per_term=4))
+    assert result.status == "optimal" and result.time_limits == []
 
 
 def test_a_timed_out_earliest_graduation_leaves_the_proof_standing(
@@ -85,6 +99,7 @@ def test_a_timed_out_earliest_graduation_leaves_the_proof_standing(
     for the earliest feasible term then runs out of time: the request is still proved
     infeasible, and the unknown earliest term is said to be unknown."""
     monkeypatch.setattr(solve_module, "SELECT_DTIME", 1e-9)
+    monkeypatch.setattr(solve_module, "SELECT_RETRIES", ())
     c = PlanConstraints(max_units_per_term=4, target_term="S2027")
     result = plan(CATALOG, sophomore(), ["MAJ"], c)
     assert (result.infeasible_kind, result.earliest_feasible_term) == ("proven", None)

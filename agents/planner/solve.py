@@ -4,7 +4,8 @@ deterministic time wherever a stage is best-effort).
 1. course set: ``SelectionModel`` gives the fewest-units set, proved against the larger of
    CP-SAT's bound and a subset-sum floor (the units bound of every plan); when that set
    takes dormant courses or consent with a course route, the fewest of those come before
-   units (``agents.planner.risky``);
+   units (``agents.planner.risky``); a selection that finds no set within its budget runs
+   again with larger ones (``SELECT_RETRIES``) before the step is said to have timed out;
 2. terms for that set at the graduation lower bound (longest required chain, unit capacity
    for the unit floor): a depth-first search that fills terms in order, critical courses
    first (CP-SAT fixed search with a decision strategy) - fast on tight packings where the
@@ -56,6 +57,9 @@ from agents.planner.solution import Solution, SolveStatus
 log = structlog.get_logger(__name__)
 
 SELECT_DTIME = 0.15
+# A selection that finds no set within its budget runs again with these multiples of it
+# (the plan's own selection; a widened pool's looks for a better plan only).
+SELECT_RETRIES = (4.0, 16.0)
 TIE_DTIME = 0.02
 FILL_DTIME = 0.05
 SECONDARY_DTIME = 0.015
@@ -106,12 +110,20 @@ def solve_plan(
     units = {c: scale.count(prep.course(c).units) for c in prep.pool}
     gain = {c: scale.count(prep.gain(c)) for c in prep.pool}
     selector = SelectionModel(prep, scale, units, gain)
-    given = left()
-    sel = selector.solve(given, select_budget, TIE_DTIME)
+    sel = selector.solve(left(), select_budget, TIE_DTIME)
+    retries = SELECT_RETRIES if select_dtime is None else ()
+    for factor in retries:
+        if sel is not None or selector.proved_infeasible:
+            break
+        # No set within the budget (a large catalog's selection can need more): again with
+        # a larger deterministic budget - a time limit is not an answer while one is left.
+        select_budget = factor * (SELECT_DTIME if select_dtime is None else select_dtime)
+        selector = SelectionModel(prep, scale, units, gain)
+        sel = selector.solve(left(), select_budget, TIE_DTIME)
     if sel is None:
         if selector.proved_infeasible:
             return Solution("infeasible", stages=["selection: infeasible"])
-        # Not a proof: the step's budget ran out first (``api.plan`` says which and how long).
+        # Not a proof: the step's budgets ran out first (``api.plan`` says which: the last).
         spent = select_budget
         stages = ["selection: no answer in time"]
         return Solution("unknown", stages=stages, limit=("course_selection", spent))
