@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -51,10 +52,8 @@ from pipeline.leases import Lease
 FIELDS: Final = tuple(WorkflowContext.model_fields)
 # Compared by identity: the artifacts (replaced, never mutated once stored) and the run's
 # configuration (a frozen model of scalars).
-TRACKED: Final = frozenset(
-    {"request", "intake", "proposal", "schedules", "critiques", "refinements", "recommendation",
-     "config"}
-)  # fmt: skip
+_PER_ROUND: Final = frozenset({"schedules", "critiques", "refinements"})
+TRACKED: Final = _PER_ROUND | {"request", "intake", "proposal", "recommendation", "config"}
 _SCALARS: Final = (str, int, float, bool, type(None), Enum, datetime)
 
 log = structlog.get_logger(__name__)
@@ -72,9 +71,17 @@ def _adapter(name: str) -> TypeAdapter[Any]:
     return TypeAdapter(annotation)
 
 
-def fragment(ctx: WorkflowContext, name: str) -> bytes:
-    """``"<name>":<value>`` exactly as in ``ctx.model_dump_json()``."""
-    return b'"%b":%b' % (name.encode(), _adapter(name).dump_json(getattr(ctx, name)))
+@cache
+def _dumper(name: str) -> tuple[bytes, Callable[[Any], bytes]]:
+    # ``"<name>":`` and the type's own serializer: ``TypeAdapter.dump_json`` passes the same
+    # defaults through a Python call that costs as much as a small field's JSON.
+    return b'"%b":' % name.encode(), _adapter(name).serializer.to_json
+
+
+def fragment(name: str, value: object) -> bytes:
+    """``"<name>":<value>`` exactly as in ``ctx.model_dump_json()`` for the field's value."""
+    prefix, dump = _dumper(name)
+    return prefix + dump(value)
 
 
 def _key(name: str, value: object) -> tuple[bool, object] | None:
@@ -91,6 +98,19 @@ def _key(name: str, value: object) -> tuple[bool, object] | None:
     if isinstance(value, list | dict) and not value:  # no errors, no approvals yet
         return False, (type(value), 0)
     return None
+
+
+_UNSEEN: Final = object()
+_ONE_ARTIFACT: Final = TRACKED - _PER_ROUND
+
+
+def _remember(seen: dict[str, object], name: str, value: object) -> None:
+    """Being the same object is enough for a stored artifact (never mutated) or an
+    immutable scalar to be unchanged: keep it to compare with the next time."""
+    if name in _ONE_ARTIFACT or isinstance(value, _SCALARS):
+        seen[name] = value
+    else:
+        seen.pop(name, None)  # a list or dict: the same object may hold other values now
 
 
 def _unchanged(key: tuple[bool, object], old: tuple[bool, object]) -> bool:
@@ -112,6 +132,7 @@ class Tracker:
 
     fragments: dict[str, bytes] = field(default_factory=dict)
     keys: dict[str, tuple[bool, object]] = field(default_factory=dict)
+    seen: dict[str, object] = field(default_factory=dict)  # artifacts and scalars: _remember
 
     @property
     def complete(self) -> bool:
@@ -121,6 +142,7 @@ class Tracker:
         """Forget everything: the next line is full (after a write that failed)."""
         self.fragments.clear()
         self.keys.clear()
+        self.seen.clear()
 
     def changes(self, ctx: WorkflowContext) -> list[str]:
         """The fields of ``ctx`` that differ from the last line's (every field the first
@@ -128,17 +150,22 @@ class Tracker:
         are the same when they are the same objects, scalars when they are equal; the
         rest (lists of records, dicts, the ledger) is serialized and compared."""
         changed = []
+        fragments, keys, seen = self.fragments, self.keys, self.seen
         for name in FIELDS:
-            key, old = _key(name, getattr(ctx, name)), self.keys.get(name)
+            value = getattr(ctx, name)
+            if value is seen.get(name, _UNSEEN):  # an artifact or an immutable scalar
+                continue
+            key, old = _key(name, value), keys.get(name)
+            _remember(seen, name, value)
             if key is not None and old is not None and _unchanged(key, old):
                 continue
             if key is None:
-                self.keys.pop(name, None)
+                keys.pop(name, None)
             else:
-                self.keys[name] = key
-            data = fragment(ctx, name)
-            if self.fragments.get(name) != data:
-                self.fragments[name] = data
+                keys[name] = key
+            data = fragment(name, value)
+            if fragments.get(name) != data:
+                fragments[name] = data
                 changed.append(name)
         return changed
 

@@ -17,10 +17,11 @@ version (``O_EXCL`` only from NFSv3, if the client honours it), and the lease ap
 complete - never empty or half written. A lost reply to a retransmitted LINK can report an
 error although the link was made, so the winner is the one whose token the file holds.
 
-Renew: a daemon thread every ``ttl_s / 3`` (not on checkpoint saves: one stage - a CP-SAT
-solve, an LLM call with retries - can outlast the TTL) sets the mtime through the
-descriptor the holder keeps open: the content is never torn, and a holder whose lease was
-taken over touches its own old file, never the new one. Release unlinks it if it is ours.
+Renew: the process's renewal thread (``pipeline.renewal``) every ``ttl_s / 3`` (not on
+checkpoint saves: one stage - a CP-SAT solve, an LLM call with retries - can outlast the
+TTL) sets the mtime through the descriptor the holder keeps open: the content is never
+torn, and a holder whose lease was taken over touches its own old file, never the new one.
+Release unlinks it if it is ours.
 
 Takeover: a lease is stale when its holder is on this machine (same host name, boot id and
 pid namespace, so ``os.kill(pid, 0)`` means something; PermissionError is alive, a zombie
@@ -54,6 +55,7 @@ import structlog
 
 from agents.files import create_exclusive, ensure_dir, open_nofollow
 from pipeline.errors import LockHeldError
+from pipeline.renewal import RENEWER
 from pipeline.store_api import WORKER_ID_ENV, Holder, LeaseInfo, iso, this_machine
 
 __all__ = ["WORKER_ID_ENV", "Holder", "Lease", "LeaseInfo", "Leases", "read_lease",
@@ -138,19 +140,9 @@ class Lease:
         self.lost_to: LeaseInfo | None = None
         self._fd = fd
         self._io = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         every = owner.ttl_s / 3 if owner.renew_every_s is None else owner.renew_every_s
         if every > 0:
-            self._thread = threading.Thread(target=self._renew_loop, args=(every,), daemon=True)
-            self._thread.start()
-
-    def _renew_loop(self, every: float) -> None:
-        while not self.lost and not self._stop.wait(every):
-            try:
-                self.renew()
-            except OSError as exc:  # tried again next time; ``check`` decides at expiry
-                log.warning("lease.renew_failed", request_id=self.request_id, error=str(exc))
+            RENEWER.add(self, every)
 
     def renew(self) -> None:
         """Push the expiry to now + TTL, then make sure the file is still ours (also when
@@ -167,7 +159,9 @@ class Lease:
                 error = exc
         current = read_lease(self.path, self.request_id, self.owner.ttl_s)
         if current is not None and current.token != self.token:
-            self._mark_lost(current)
+            with self._io:  # released since (by another thread): the file is not ours to judge
+                if self._fd >= 0:
+                    self._mark_lost(current)
         if error is not None:
             raise error
 
@@ -192,9 +186,7 @@ class Lease:
 
     def release(self) -> None:
         """Stop renewing and unlink the lease - only if it is still ours."""
-        self._stop.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout=self.owner.ttl_s)
+        RENEWER.remove(self)
         with self._io:
             if self._fd < 0:
                 return

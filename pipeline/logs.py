@@ -13,6 +13,7 @@ tracebacks would load Rich into every process at start-up (see ``pipeline.startu
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 import os
@@ -58,7 +59,16 @@ def _scrub(value: Any, secrets: list[str]) -> Any:
 
 
 def _is_secret_key(key: object) -> bool:
-    return isinstance(key, str) and bool(_SECRET_KEY.search(key.replace("-", "_")))
+    return isinstance(key, str) and _secret_name(key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _secret_name(key: str) -> bool:
+    # Events use a few dozen keys: each is matched once, not at every event.
+    return bool(_SECRET_KEY.search(key.replace("-", "_")))
+
+
+_PLAIN = (int, float, bool, type(None))  # nothing to scrub in these
 
 
 def redact(
@@ -66,13 +76,16 @@ def redact(
 ) -> MutableMapping[str, Any]:
     """Mask values of secret-looking keys and any occurrence of the API key's value."""
     secrets = _env_secrets()
-    for key in list(event_dict):
+    for key, value in list(event_dict.items()):
         if key.startswith("_"):
             continue  # structlog's own bookkeeping (the stdlib record)
         if _is_secret_key(key):
             event_dict[key] = REDACTED
-        else:
-            event_dict[key] = _scrub(event_dict[key], secrets)
+        elif isinstance(value, str):
+            if secrets:
+                event_dict[key] = _scrub(value, secrets)
+        elif not isinstance(value, _PLAIN):
+            event_dict[key] = _scrub(value, secrets)
     return event_dict
 
 
@@ -161,6 +174,10 @@ def configure_logging(
         )
         handlers.append(file_handler)
     level = min(h.level for h in handlers)
+    # Both renderers take the event dict only: a record's caller, thread and process are
+    # never shown, so the stdlib does not collect them (its documented optimizations).
+    logging._srcfile = None  # type: ignore[attr-defined]
+    logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
 
     root = logging.getLogger()
     for old in _handlers:

@@ -41,8 +41,7 @@ from pipeline.errors import MachineDefinitionError, TransitionRefusedError
 if TYPE_CHECKING:
     from agents.toolbox import Toolbox
 
-# model_override=True makes transitions skip every convenience method the model does not
-# declare (is_<state>, may_<trigger>), logging a warning for each; that is intended here.
+# model_override=True: transitions skips (and logs) each convenience the model lacks.
 logging.getLogger("transitions.core").setLevel(logging.ERROR)
 
 START = State.intake
@@ -164,9 +163,24 @@ def check_table(table: Sequence[Mapping[str, Any]], states: type[State] = State)
             raise MachineDefinitionError(s.value, "has no way out (no transition from it)")
 
 
+_PLAIN_MODELS: set[type] = set()  # model classes with no per-state method (checked once)
+
+
+class RunMachine(Machine):
+    """``add_model`` (per run) skips per-state conveniences for a class declaring none
+    (``Run``): model_override=True binds no ``is_<state>`` it lacks; no enter/exit to add."""
+
+    def _add_model_to_state(self, state: Any, model: object) -> None:
+        if (cls := type(model)) not in _PLAIN_MODELS:
+            names = [f"{p}_{s.name}" for s in State for p in ("is", "on_enter", "on_exit")]
+            if any(hasattr(cls, name) for name in names):
+                return super()._add_model_to_state(state, model)
+            _PLAIN_MODELS.add(cls)
+
+
 def build_machine(table: Sequence[Mapping[str, Any]] = TRANSITIONS) -> Machine:
     check_table(table)
-    return Machine(
+    return RunMachine(
         model=None,
         states=State,
         transitions=[dict(row) for row in table],

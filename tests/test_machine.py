@@ -19,6 +19,7 @@ from pipeline.machine import (
     TRANSITIONS,
     Run,
     StageSet,
+    build_machine,
     check_table,
     fire,
     load_stages,
@@ -279,3 +280,22 @@ def test_every_real_agent_has_the_one_stage_signature() -> None:
     for state, agent in load_stages("real").agents.items():
         params = list(inspect.signature(agent.run).parameters)
         assert params == ["case", "tools"], f"{state.value}: run{tuple(params)}"
+
+
+def test_add_model_skips_state_conveniences_only_for_a_class_declaring_none(h: Harness) -> None:
+    ctx = new_context(make_request("r1"), catalog_fingerprint="c" * 64,
+                      config=h.factory.run_config(Settings(), "fake"))  # fmt: skip
+    entered: list[str] = []
+
+    class Watched(Run):
+        def on_enter_requirements(self, event: Any) -> None:
+            entered.append(self.ctx.request_id)
+
+    machine = build_machine()  # its own states: the callback must not reach MACHINE's
+    plain, watched = Run(ctx, 3), Watched(ctx.model_copy(deep=True), 3)
+    for run in (plain, watched):
+        machine.add_model(run, initial=State.intake)
+        fire(run, "advance")
+    assert (plain.state, watched.state, entered) == (State.requirements,) * 2 + (["r1"],)
+    assert not hasattr(plain, "is_intake")  # model_override=True: never bound on Run
+    assert all(not s.on_enter for s in MACHINE.states.values())

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from agents.errors import StorageError
 from pipeline import store as store_module
 from pipeline.cli import main
-from pipeline.context import State, WorkflowContext
+from pipeline.context import StageTiming, State, WorkflowContext
 from pipeline.errors import CorruptCheckpointError
 from pipeline.journal import FIELDS, Tracker, replay
 from pipeline.store import CheckpointStore, dump_context
@@ -307,3 +307,18 @@ def test_the_real_stages_never_change_an_artifact_already_stored(
     final = h.run(request, stages=real_stages(), toolbox_factory=ToolboxFactory())
     assert final.state is State.done and len(checked) >= 4
     assert (h.store.root / f"{rid}.json").read_bytes() == dump_context(final)
+
+
+def test_what_changed_is_found_for_replaced_artifacts_mutated_lists_and_scalars() -> None:
+    ctx = _ctx("r1")
+    tracker = Tracker()
+    tracker.changes(ctx)
+    assert tracker.changes(ctx) == []  # the same objects: nothing serialized again
+    ctx.request = ctx.request.model_copy(update={"text": "changed"})  # a new artifact
+    ctx.timings.append(StageTiming(stage=State.intake, round=1, attempt=1, ms=1.0, ok=True))
+    ctx.attempts[State.intake] = 1  # a dict mutated in place
+    ctx.state = State.requirements
+    assert tracker.changes(ctx) == ["state", "request", "attempts", "timings"]
+    ctx.attempts[State.intake] = 2
+    assert tracker.changes(ctx) == ["attempts"]
+    assert tracker.whole() == dump_context(ctx)
