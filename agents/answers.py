@@ -17,7 +17,7 @@ from agents.artifacts import (
     RequirementsProposal,
     StudentProfile,
 )
-from agents.catalog import Catalog, PolicyRule, Term, credit_sub, unit_name
+from agents.catalog import Catalog, PolicyRule, Term, credit_sub, credits_text
 from agents.catalog.policies import RuleKind
 from agents.policy import Applied, applicable_rules, apply_rules, num
 from agents.toolbox import Toolbox
@@ -207,7 +207,7 @@ def progress_answer(intake: IntakeResult, proposal: RequirementsProposal) -> str
     p = intake.profile
     lines = [
         f"Class standing: {p.class_standing.replace('_', ' ')}; "
-        f"{num(p.units_earned)} {unit_name()} earned, {num(p.units_in_progress)} in progress."
+        f"{credits_text(p.units_earned)} earned, {num(p.units_in_progress)} in progress."
     ]
     if report is None:
         lines.append(f"No audit was made: {proposal.not_needed_reason or 'nothing to audit'}.")
@@ -217,8 +217,8 @@ def progress_answer(intake: IntakeResult, proposal: RequirementsProposal) -> str
         if prog.total_units_required is not None and prog.units_toward_total is not None:
             left = max(credit_sub(prog.total_units_required, prog.units_toward_total), 0)
             line += (
-                f"; {num(prog.units_toward_total)} of {num(prog.total_units_required)} "
-                f"{unit_name()} counted, {num(left)} to go"
+                f"; {num(prog.units_toward_total)} of {credits_text(prog.total_units_required)} "
+                f"counted, {num(left)} to go"
             )
         open_reqs = [c.title or c.id for c in prog.root.children if c.status != "met"]
         if open_reqs:

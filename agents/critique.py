@@ -42,7 +42,7 @@ from agents.artifacts import (
     Violation,
 )
 from agents.case import Case
-from agents.catalog import Term, is_published
+from agents.catalog import Term, count_text, is_published
 from agents.course_risks import course_risks
 from agents.critique_text import Verdict, approvals_text, explain
 from agents.policy import Cite, PlanCheck, check_plan, label, num
@@ -326,7 +326,7 @@ def _below_full_time(ctx: PlanCheck, term: str, courses: list[str]) -> str:
         minimum, _why = ctx.threshold(rule, facts)
         if minimum is not None and units < minimum:
             return (
-                f" (that set carries {num(units)} {ctx.unit_name}, below the {num(minimum)} "
+                f" (that set carries {count_text(units, ctx.unit_name)}, below the {num(minimum)} "
                 f"needed for full-time status under {rule.id})"
             )
     return ""

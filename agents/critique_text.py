@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Literal
 
 from agents.artifacts import ApprovalUse, Modification, Risk, Violation
-from agents.policy import join, label, num
+from agents.catalog import count_text, credits_text
+from agents.policy import join, label
 
 Verdict = Literal["approved", "conditional", "rejected"]
 
@@ -14,18 +15,20 @@ Verdict = Literal["approved", "conditional", "rejected"]
 def describe(mod: Modification, where: str | None = None) -> str:
     """A suggestion in a few words, for verdicts and revision summaries; ``where`` replaces
     the term's label (to name several terms at once)."""
-    value = num(mod.value) if mod.value is not None else ""
+    amount = credits_text(mod.value) if mod.value is not None else ""
+    courses = count_text(mod.value, "courses") if mod.value is not None else ""
     where = where or (label(mod.term) if mod.term else "")
     return {
-        "cap_term_units": f"cap {where} at {value} units",
-        "cap_all_terms_units": f"cap every term at {value} units",
-        "floor_term_units": f"keep {where} at {value} units or more",
-        "cap_courses_per_term": f"at most {value} courses per term",
+        "cap_term_units": f"cap {where} at {amount}",
+        "cap_all_terms_units": f"cap every term at {amount}",
+        "floor_term_units": f"keep {where} at {amount} or more",
+        "cap_courses_per_term": f"at most {courses} per term",
+        "cap_term_courses": f"at most {courses} in {where}",
         "move_course": f"move {mod.course} to {where}",
         "avoid_course": f"do not plan {mod.course}",
         "relax_target": "drop the graduation target and find the earliest feasible term",
         "needs_approval": f"obtain the {mod.rule_id} approval",
-        "plan_more_units": f"plan at least {value} units",
+        "plan_more_units": f"plan at least {amount}",
     }[mod.action]
 
 
@@ -34,7 +37,7 @@ def summarize(mods: list[Modification]) -> str:
     merged ('keep Spring 2027 and Fall 2027 at 36 units or more')."""
     groups: dict[tuple[object, float | None], list[Modification]] = {}
     for m in mods:
-        per_term = m.action in ("cap_term_units", "floor_term_units") and m.term
+        per_term = m.action in ("cap_term_units", "floor_term_units", "cap_term_courses") and m.term
         groups.setdefault((m.action, m.value) if per_term else (id(m), None), []).append(m)
     parts = []
     for same in groups.values():

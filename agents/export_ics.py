@@ -29,7 +29,7 @@ import re
 from collections.abc import Collection
 
 from agents.artifacts import Recommendation
-from agents.catalog import Calendar, Catalog, Term, TermSpan
+from agents.catalog import Calendar, Catalog, Term, TermSpan, credit_sum, singular
 from agents.errors import ExportError
 from agents.export_plan import PlanExport, PlannedCourse, plan_export, units_text
 
@@ -133,13 +133,13 @@ def _term_event(
     rid: str, host: str, unit: str, label: str, courses: list[PlannedCourse], span: TermSpan
 ) -> list[str]:
     """One all-day event over the term, listing its planned courses."""
-    units = units_text(sum(c.units for c in courses))
+    units = _amount(credit_sum(c.units for c in courses), unit)
     noun = "course" if len(courses) == 1 else "courses"
     return [
         f"UID:{_uid(rid, courses[0].term, 'plan')}@{host}",
         f"DTSTART;VALUE=DATE:{span.start:%Y%m%d}",
         f"DTEND;VALUE=DATE:{span.end + dt.timedelta(days=1):%Y%m%d}",  # DTEND is exclusive
-        f"SUMMARY:{escape(f'{label}: {len(courses)} planned {noun}, {units} {unit}')}",
+        f"SUMMARY:{escape(f'{label}: {len(courses)} planned {noun}, {units}')}",
         f"DESCRIPTION:{escape(chr(10).join(_about(c, unit) for c in courses))}",
         "TRANSP:TRANSPARENT",
     ]
@@ -148,12 +148,17 @@ def _term_event(
 def _about(c: PlannedCourse, unit: str) -> str:
     """'15-213 Introduction to Computer Systems - 12 units - counts toward CS-BS/15-213',
     with ' - registered' for a course the student is registered for."""
-    parts = [f"{c.course} {c.title}", f"{units_text(c.units)} {unit}"]
+    parts = [f"{c.course} {c.title}", _amount(c.units, unit)]
     if c.counts_toward:
         parts.append(f"counts toward {', '.join(c.counts_toward)}")
     if c.status == "registered":
         parts.append("registered")
     return " - ".join(parts)
+
+
+def _amount(value: float, unit: str) -> str:
+    """'12 units', '1 credit', '1 course': ``value`` in the catalog's credits (``unit``)."""
+    return f"{units_text(value)} {singular(unit) if units_text(value) == '1' else unit}"
 
 
 def first_meeting_day(start: dt.date, days: str) -> dt.date:

@@ -3,7 +3,9 @@
 Structured fields of the request win; the free text fills what they leave empty, read by the
 configured backend (the offline rule parser by default, or Gemini). Whatever read the text,
 every program, course and term it names is checked against the catalog here: what does not
-resolve becomes an open question, never a fact. Conflicts with the text are noted.
+resolve becomes an open question, never a fact. Conflicts with the text are noted. A program
+the text names that the student already has is that declared program, never one to add
+("finish my economics degree"); see ``agents.intake_programs``.
 """
 
 from __future__ import annotations
@@ -28,13 +30,12 @@ from agents.catalog import (
     check_student_against_catalog,
     credit_sub,
     first_regular,
+    next_main,
 )
 from agents.catalog.exceptions import use_of
-from agents.catalog.lookup import resolve_program
-from agents.catalog.years import choose, year_start
-from agents.errors import UnknownProgramError
 from agents.intake_goals import Collector, read_goals, term_or_ask
 from agents.intake_overrides import read_overrides
+from agents.intake_programs import program_years, read_programs, settle_intent
 from agents.llm import (
     IntakeExtraction,
     is_relative_target,
@@ -70,7 +71,7 @@ def profile_of(student: StudentRecord, catalog: Catalog) -> StudentProfile:
         academic_status=student.academic_status,
         start_term=student.start_term,
         current_term=student.current_term,
-        next_term=current.next_regular().code,
+        next_term=next_main(current, catalog.main_kinds).code,  # not a short term between
         terms_completed=completed,
     )
 
@@ -86,9 +87,14 @@ def _read_text(request: PlanRequest, tools: Toolbox, c: Collector) -> tuple[Inta
         c.notes.append(f"text reader: {res.note}")
     ext = res.value
     if res.source in ("offline", "offline_fallback"):
-        # The backend's parser cannot know the student's terms; read again with them.
+        # The backend's parser cannot know the student's terms and programs; read again
+        # with them.
         ext = parse_request_text(
-            text, tools.catalog, current_term=student.current_term, start_term=student.start_term
+            text,
+            tools.catalog,
+            current_term=student.current_term,
+            start_term=student.start_term,
+            declared=student.programs,
         )
     elif ext.target_phrase and is_relative_target(ext.target_phrase):
         # A model's arithmetic on terms is not trusted: recount from the record.
@@ -142,83 +148,6 @@ def _unresolved_question(field: str, phrase: str) -> str:
         "terms_away": f"The request says {phrase!r}; which term (e.g. '{first} 2027') will the "
         "student be away?",
     }.get(field, f"What does {phrase!r} in the request mean?")
-
-
-def _program_code(catalog: Catalog, given: str, c: Collector) -> str:
-    """A program as the request names it - code in any case, name or alias - as its code
-    (unchanged when nothing in the catalog matches; the caller asks about it)."""
-    try:
-        code = resolve_program(catalog, given)
-    except UnknownProgramError:
-        return given
-    if code != given:
-        c.notes.append(f"{given!r} read as {code}")
-    return code
-
-
-def _programs(
-    request: PlanRequest, ext: IntakeExtraction, catalog: Catalog, c: Collector
-) -> tuple[list[str], list[str], list[str]]:
-    """(target, added, dropped): declared + added - dropped, each checked against the catalog."""
-    known = catalog.program_by_code
-    declared = [p for p in request.student.programs if p in known]
-    majors = [p for p in declared if known[p].kind == "major"]
-    adds = request.add_programs or ext.add_programs
-    drops = request.drop_programs or ext.drop_programs
-    if request.add_programs and ext.add_programs and set(ext.add_programs) != set(adds):
-        c.notes.append(
-            f"the request lists {', '.join(adds)} to add; the text named "
-            f"{', '.join(ext.add_programs)} (the list wins)"
-        )
-    added: list[str] = []
-    for given in adds:
-        code = _program_code(catalog, given, c)
-        if code not in known:
-            c.ask(
-                "add_programs",
-                f"{code!r} is not a program in the catalog; programs: {', '.join(sorted(known))}",
-                code,
-            )
-        elif code in declared:
-            c.notes.append(f"{code} is already declared; nothing to add")
-            c.ask(
-                "add_programs",
-                f"The student already has {code}; which program should be added instead?",
-                code,
-            )
-        elif code not in added:
-            added.append(code)
-            _check_eligible(code, majors, catalog, c)
-    dropped: list[str] = []
-    for code in drops:
-        if code in declared and code not in dropped:
-            dropped.append(code)
-        else:
-            c.notes.append(f"{code!r} is not a declared program; nothing to drop")
-            c.ask(
-                "drop_programs",
-                f"{code!r} is not one of the student's programs "
-                f"({', '.join(declared)}); which program should be dropped?",
-                code,
-            )
-    return [p for p in declared if p not in dropped] + added, added, dropped
-
-
-def _check_eligible(code: str, majors: list[str], catalog: Catalog, c: Collector) -> None:
-    prog = catalog.program_by_code[code]
-    barred = sorted(set(prog.excluded_majors) & set(majors))
-    if barred:
-        why = f"{code} is not open to students in {', '.join(barred)}"
-    elif prog.eligible_majors and not set(prog.eligible_majors) & set(majors):
-        why = f"{code} is open only to students in {', '.join(sorted(prog.eligible_majors))}"
-    else:
-        return
-    c.notes.append(f"{why}; kept as a what-if so the audit can show it")
-    c.ask(
-        "add_programs",
-        f"{why}. Choose another program, or ask the department about an exception?",
-        code,
-    )
 
 
 def _intent(request: PlanRequest, ext: IntakeExtraction, c: Collector) -> tuple[str, str]:
@@ -316,7 +245,9 @@ def read_request(request: PlanRequest, tools: Toolbox) -> IntakeResult:
     ext, parser = _read_text(request, tools, c)
     intent, intent_source = _intent(request, ext, c)
     _ask_unresolved(request, ext, intent, c)
-    target, added, dropped = _programs(request, ext, catalog, c)
+    progs = read_programs(request, ext, catalog, c)
+    intent = settle_intent(intent, intent_source, progs, c)
+    target, added, dropped = progs.target, progs.added, progs.dropped
     if intent == "switch_program" and added and not dropped:
         kinds = {catalog.program_by_code[a].kind for a in added}
         dropped = [p for p in target if p not in added and catalog.program_by_code[p].kind in kinds]
@@ -327,14 +258,15 @@ def read_request(request: PlanRequest, tools: Toolbox) -> IntakeResult:
     if intent in ("add_program", "switch_program") and not added and not asked:
         c.ask(
             "add_programs",
-            "Which program should be added? None named in the request matches the catalog.",
+            "Which program should be added? The request names none that the student does "
+            "not already have.",
         )
     question = request.question or ext.question
     if intent == "policy_question" and not question:
         question = request.text.strip() or None
         if question is None:
             c.ask("question", "What is the policy question?")
-    student = _program_years(request, student, catalog, c)
+    student = program_years(request, student, catalog, c)
     as_of, expired = None, []
     if student.exceptions:
         day = request.as_of or tools.today()
@@ -370,28 +302,3 @@ def read_request(request: PlanRequest, tools: Toolbox) -> IntakeResult:
         open_questions=len(c.questions),
     )
     return result
-
-
-def _program_years(
-    request: PlanRequest, student: StudentRecord, catalog: Catalog, c: Collector
-) -> StudentRecord:
-    """The record with the request's catalog years per program merged over its own; an
-    unknown program or an unreadable year is asked about and not merged."""
-    years: dict[str, str] = {}
-    for code, year in request.program_years.items():
-        if code not in catalog.program_by_code:
-            c.ask("program_years", f"{code!r} in program_years is not a program in the catalog")
-        elif year_start(year) is None:
-            c.ask(
-                "program_years",
-                f"the catalog year {year!r} for {code} cannot be read; write it like "
-                f"{catalog.catalog_year!r}",
-            )
-        else:
-            years[code] = year
-    if not years:
-        return student
-    for code, year in years.items():
-        version, note = choose(catalog, code, year)
-        c.notes.append(note or f"{code} follows the {version.catalog_year} catalog")
-    return student.model_copy(update={"program_years": {**student.program_years, **years}})

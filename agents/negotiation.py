@@ -48,8 +48,7 @@ from agents.artifacts import (
     Schedule,
 )
 from agents.case import Case
-from agents.catalog import Term, term_label, unit_name
-from agents.policy import num
+from agents.catalog import Term, credits_text, term_label
 
 Resolution = Literal["approved", "revised", "no_change", "max_rounds", "infeasible"]
 
@@ -77,7 +76,7 @@ def proposal_line(schedule: Schedule) -> str:
     n = len(enrolled)
     return (
         f"Graduate in {term_label(schedule.graduation_term)} after {n} planned "
-        f"term{'s' if n != 1 else ''}, at most {num(heaviest)} {unit_name()} in a term "
+        f"term{'s' if n != 1 else ''}, at most {credits_text(heaviest)} in a term "
         f"({schedule.solver_status})"
     )
 

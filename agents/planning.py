@@ -32,7 +32,7 @@ from agents.artifacts import ConstraintSet, IntakeResult
 from agents.audit import AuditReport
 from agents.catalog import STANDINGS, ClassStanding, Term, credit_sum, offered_in
 from agents.planner import PlanConstraints, StandardLoads, never_free
-from agents.policy import catalog_load_caps, term_kind_caps
+from agents.policy import catalog_load_caps, kind_course_caps, term_kind_caps
 from agents.toolbox import Toolbox
 
 
@@ -64,7 +64,10 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
     # A cap rules set for a kind of term (summer at most 2 credits) holds in those terms,
     # as does the student's own cap for every term.
     wished = cap if own else None
-    first, horizon = intake.profile.next_term, tools.horizon_terms
+    # From the term after the current one: a short term before the next main one (an
+    # interim) is planned too, under its own cap.
+    first = Term.parse(intake.profile.current_term).shift(1).code
+    horizon = tools.horizon_terms
     for code, kind_cap in term_kind_caps(caps, first, horizon, ceiling=cap > standard).items():
         term_caps[code] = min(x for x in (term_caps.get(code), kind_cap, wished) if x is not None)
     loads = None
@@ -97,6 +100,13 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
     for r in student.registered if student is not None else []:
         if r.course in tools.catalog.course_by_code and Term.parse(r.term) >= Term.parse(first):
             fixed.setdefault(r.course, r.term)
+    # A course limit rules set for a kind of term (one course in the interim) binds from
+    # round 1, in those terms only.
+    kind_courses = kind_course_caps(tools.catalog, STANDINGS[STANDINGS.index(now) :])
+    most = {
+        code: int(n)
+        for code, n in term_kind_caps(kind_courses, first, horizon, ceiling=False).items()
+    }
     fewest: dict[str, int] = {}
     if goals.next_term_courses is not None:
         fewest[intake.profile.next_term] = goals.next_term_courses
@@ -111,6 +121,7 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
         fixed=fixed,
         max_courses_per_term=goals.max_courses_per_term,
         term_min_courses=fewest,
+        term_max_courses=most,
         terms_away=list(intake.constraints.terms_away),
         optional_terms=list(goals.optional_terms),
         optional_kinds=list(goals.optional_kinds),

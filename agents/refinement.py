@@ -31,7 +31,7 @@ from agents.artifacts import (
     Schedule,
 )
 from agents.case import Case
-from agents.catalog import credit_sum, unit_name
+from agents.catalog import credit_sum, credits_text
 from agents.critique_text import describe
 from agents.policy import label, num
 from agents.toolbox import Toolbox
@@ -139,6 +139,13 @@ def _apply(data: dict[str, Any], mod: Modification) -> dict[str, Any]:
             floors = dict(data["term_min_units"])
             floors[term] = max(floors.get(term, data["min_units_per_term"]), v)
             return {"term_min_units": floors}
+        case "cap_term_courses" if v is not None and term:
+            # A rule for a kind of term (one course in the interim) stays in its terms.
+            seats: dict[str, int] = dict(data["term_max_courses"])
+            seats[term] = int(min(seats.get(term, v), v))
+            if term in fewest:
+                fewest[term] = min(fewest[term], seats[term])
+            return {"term_max_courses": seats, "term_min_courses": fewest}
         case "cap_courses_per_term" if v is not None:
             old = data["max_courses_per_term"]
             most = int(v if old is None else min(old, v))
@@ -185,8 +192,8 @@ def _pins_within_caps(
             released.setdefault(term, []).append(course)
     caps = data["term_max_units"]
     why = [
-        f"{label(term)} is capped at {num(caps.get(term, data['max_units_per_term']))} "
-        f"{unit_name()}, so {', '.join(codes)} {'has' if len(codes) == 1 else 'have'} to "
+        f"{label(term)} is capped at {credits_text(caps.get(term, data['max_units_per_term']))}"
+        f", so {', '.join(codes)} {'has' if len(codes) == 1 else 'have'} to "
         "give way there"
         for term, codes in released.items()
     ]

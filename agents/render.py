@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from agents.artifacts import NextTermSections, Recommendation, ScheduledTerm
-from agents.catalog import term_label, unit_name
+from agents.catalog import credits_text, term_label, term_word, unit_name
 from agents.render_parts import (
     alternative_facts,
     close_view,
@@ -61,6 +61,7 @@ def _term(t: ScheduledTerm) -> dict[str, Any]:
         "label": t.label,
         "away": t.away,
         "units": _num(t.units),
+        "units_text": credits_text(t.units),
         "courses": [
             {
                 "course": c.course,
@@ -120,6 +121,7 @@ def view(rec: Recommendation) -> dict[str, Any]:
     return {
         "rec": rec,
         "unit": unit_name(),
+        "term_word": term_word(),
         "outcome_label": OUTCOME_LABEL[rec.outcome],
         "intent": _words(rec.intent),
         "programs": program_labels(rec),

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.artifacts import AlternativePlan, CloseProgram, Recommendation
-from agents.catalog import term_label, unit_name
+from agents.catalog import credits_text, term_label, unit_name
 
 
 def counter_intro(rec: Recommendation) -> str:
@@ -53,7 +53,7 @@ def alternative_facts(a: AlternativePlan) -> dict[str, Any]:
     """The parts of an alternative the templates show beside its term grid."""
     how = "other courses" if a.distinct_by == "course_set" else "the same courses, other terms"
     consent = len(a.consent_courses)
-    facts = f"Graduates {term_label(a.graduation_term)}, {a.units_planned:g} {unit_name()}"
+    facts = f"Graduates {term_label(a.graduation_term)}, {credits_text(a.units_planned)}"
     if consent:
         facts += f", {consent} course{'s' if consent > 1 else ''} on consent"
     return {
@@ -99,7 +99,7 @@ def close_view(rec: Recommendation) -> dict[str, Any] | None:
             else "no plan fits",
             "why": "; ".join(p.reasons),
             "courses": [
-                f"{term_label(c.term)}: {c.course} {c.title} ({c.units:g} {unit}), "
+                f"{term_label(c.term)}: {c.course} {c.title} ({credits_text(c.units)}), "
                 f"{', '.join(c.fills) or 'elective'}"
                 for c in p.courses
             ],

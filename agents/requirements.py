@@ -18,7 +18,7 @@ import structlog
 from agents.artifacts import IntakeResult, ProposedCourse, RequirementsProposal
 from agents.audit import AuditReport, RequirementAudit, audit
 from agents.case import Case
-from agents.catalog import credit_sub, unit_name
+from agents.catalog import credit_sub, credits_text, unit_word
 from agents.planner import PlanResult, plan
 from agents.planning import initial_constraints, plannable_programs, to_plan_constraints
 from agents.toolbox import Toolbox
@@ -37,7 +37,7 @@ def _leaves(node: RequirementAudit, prefix: str) -> dict[str, RequirementAudit]:
 
 def _reason(satisfies: list[str], nodes: dict[str, RequirementAudit], title: str) -> str:
     if satisfies == ["free elective"]:
-        return f"{title} is a free elective toward the degree's unit total."
+        return f"{title} is a free elective toward the degree's {unit_word()} total."
     parts = []
     for key in satisfies:
         node = nodes.get(key)
@@ -105,8 +105,7 @@ def propose(intake: IntakeResult, tools: Toolbox) -> RequirementsProposal:
         )
     if result is None:
         assumptions.append(
-            f"Every term is capped at {cs.max_units_per_term:g} {unit_name()}, so nothing is "
-            "planned."
+            f"Every term is capped at {credits_text(cs.max_units_per_term)}, so nothing is planned."
         )
     elif result.status == "infeasible":
         assumptions.append(

@@ -23,7 +23,7 @@ from agents.artifacts import (
     SectionPick,
 )
 from agents.case import Case
-from agents.catalog import Term, unit_name
+from agents.catalog import Term, credits_text
 from agents.counter_proposal import counter_proposal, scheduled_terms, target_blockers
 from agents.planner import (
     PlanConstraints,
@@ -76,7 +76,7 @@ def place(
             solver_status="infeasible",
             infeasible_kind="proven",
             reasons=[
-                f"every term is capped at {cs.max_units_per_term:g} {unit_name()}, so no term can "
+                f"every term is capped at {credits_text(cs.max_units_per_term)}, so no term can "
                 "take a course and the remaining requirements cannot be planned"
             ],
         )

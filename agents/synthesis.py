@@ -39,7 +39,7 @@ from agents.artifacts import (
 from agents.audit import audit
 from agents.audit.exceptions import approval_problems
 from agents.case import Case
-from agents.catalog import Catalog, unit_name
+from agents.catalog import Catalog, credits_text, unit_name
 from agents.catalog.exceptions import ExceptionUse, use_of
 from agents.catalog.overrides import effective_catalog
 from agents.policy import applicable_rules, num
@@ -134,8 +134,12 @@ def _approval_phrases(catalog: Catalog, schedule: Schedule, approvals: list[Risk
         )
         text += who
         if units:
-            amount = num(units[0]) if len(units) == 1 else f"{num(units[0])}-{num(units[-1])}"
-            text += f" for {amount} {unit_name()}"
+            amount = (
+                credits_text(units[0])
+                if len(units) == 1
+                else f"{num(units[0])}-{num(units[-1])} {unit_name()}"
+            )
+            text += f" for {amount}"
         out.append(text + (f" ({rule_id})." if rule_id else "."))
     return " ".join(out)
 
@@ -143,7 +147,7 @@ def _approval_phrases(catalog: Catalog, schedule: Schedule, approvals: list[Risk
 def progress_summary(intake: IntakeResult, proposal: RequirementsProposal) -> str:
     p = intake.profile
     standing = (
-        f"{num(p.units_earned)} {unit_name()} earned, {p.class_standing.replace('_', ' ')} standing"
+        f"{credits_text(p.units_earned)} earned, {p.class_standing.replace('_', ' ')} standing"
     )
     if proposal.audit is None:
         return f"Progress: {standing}."

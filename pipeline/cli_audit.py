@@ -196,7 +196,7 @@ def render_close(report: CloseReport, name: str) -> str:
     """The programs ``name`` could add (``agents.nearby.CloseReport``) as a text table,
     each with the courses still needed, then the ones that would delay graduation and the
     ones not planned."""
-    from agents.catalog import format_credits, unit_name
+    from agents.catalog import credits_noun, credits_text, format_credits, unit_name
 
     c = report.constraints
     grad = report.baseline_graduation_term
@@ -204,12 +204,12 @@ def render_close(report: CloseReport, name: str) -> str:
         f"Programs {name} could add without delaying graduation",
         f"Baseline: {', '.join(report.programs)} - "
         + (
-            f"graduates {grad} with {format_credits(report.baseline_units)} {unit_name()} "
+            f"graduates {grad} with {credits_text(report.baseline_units)} "
             f"planned ({report.baseline_status})"
             if grad is not None
             else "no plan: " + "; ".join(report.baseline_reasons)
         ),
-        f"Each plan: at most {format_credits(c.max_units_per_term)} {unit_name()} a term, "
+        f"Each plan: at most {credits_text(c.max_units_per_term)} a term, "
         f"target {c.target_term or 'none'}, planner safety limit {c.time_limit_s:g} s",
         "",
     ]
@@ -234,7 +234,7 @@ def render_close(report: CloseReport, name: str) -> str:
         lines += ["", "Would delay graduation:"]
         lines += [
             f"  {p.code:<10} {p.kind:<13} to {p.graduation_term}, "
-            f"{format_credits(p.extra_units)} extra {unit_name()}"
+            f"{format_credits(p.extra_units)} extra {credits_noun(p.extra_units)}"
             for p in later
         ]
     never = [p for p in report.delayed if p.status == "infeasible"]

@@ -125,7 +125,7 @@ def _cmd_programs(args: argparse.Namespace) -> int:
     table = Table(title=f"{cat.institution.name} programs, catalog {cat.catalog_year}")
     for name in ("code", "name", "kind", "aliases", "catalog year"):
         table.add_column(name)
-    table.add_column("total units", justify="right")
+    table.add_column(f"total {cat.institution.unit_name}", justify="right")
     with use_catalog(cat):
         for p in cat.programs:
             total = credits_text(p.total_units) if p.total_units is not None else "-"

@@ -104,7 +104,7 @@ def test_a_timed_out_earliest_graduation_leaves_the_proof_standing(
     result = plan(CATALOG, sophomore(), ["MAJ"], c)
     assert (result.infeasible_kind, result.earliest_feasible_term) == ("proven", None)
     assert result.reasons == [
-        "8 remaining units need 2 terms at 4 units, only 1 remains through the target S2027"
+        "8 remaining credits need 2 terms at 4 credits, only 1 remains through the target S2027"
     ]
     assert [(x.stage, x.message[:48]) for x in result.time_limits] == [
         ("earliest_graduation", "the earliest feasible graduation was not found w")

@@ -206,9 +206,11 @@ def test_a_course_count_limit_by_class_year_and_term_kind() -> None:
         ),
         ("SUMMER-COURSES", "hard", "U2027", "Summer 2027 has 3 courses; the limit is 2"),
     ]
-    assert [(m.action, m.value) for m in f.suggestions] == [
-        ("cap_courses_per_term", 5),
-        ("cap_courses_per_term", 2),
+    # The summer rule's fix stays in the summer it found over the limit (#27): never a cap
+    # of 2 courses on every term.
+    assert [(m.action, m.term, m.value) for m in f.suggestions] == [
+        ("cap_courses_per_term", None, 5),
+        ("cap_term_courses", "U2027", 2),
     ]
 
 

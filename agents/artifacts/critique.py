@@ -71,6 +71,7 @@ class Modification(Artifact):
         "cap_all_terms_units",
         "floor_term_units",
         "cap_courses_per_term",
+        "cap_term_courses",
         "move_course",
         "avoid_course",
         "plan_more_units",

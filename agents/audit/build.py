@@ -23,6 +23,8 @@ from agents.catalog import (
     StudentRecord,
     credit_sub,
     credit_sum,
+    credits_text,
+    unit_name,
 )
 
 
@@ -124,14 +126,14 @@ class Builder:
         met = toward >= total - EPS
         status: Status = "met" if met else "partly_met" if toward > 0 else "unmet"
         why = (
-            f"{num(total)} units required; {num(toward)} counted ({num(earned)} earned, "
+            f"{credits_text(total)} required; {num(toward)} counted ({num(earned)} earned, "
             f"{num(in_progress)} in progress, {num(planned)} planned)"
         )
         if not met:
             why += f"; needs {num(rounded(total - toward))} more"
         return audit_node(
             "total-units",
-            "Total units",
+            f"Total {unit_name()}",
             "total_units",
             status,
             earned >= total - EPS,

@@ -45,6 +45,7 @@ from agents.catalog import (
     credit_sum,
     model_schema,
     published_schema,
+    unit_name,
     with_institution,
     write_schema_file,
 )
@@ -125,7 +126,7 @@ def _planned_units(
         else:
             warnings.append(
                 f"planned course {code} ({term}) was already passed with {best.grade} in "
-                f"{best.term}; a retake earns no new units"
+                f"{best.term}; a retake earns no new {unit_name()}"
             )
     return _r(total)
 

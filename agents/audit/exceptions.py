@@ -9,7 +9,7 @@ are the critique's: the audit only checks that the rule exists and can be approv
 from __future__ import annotations
 
 from agents.audit.report import AuditReport, ProgramAudit, RequirementAudit
-from agents.catalog import Catalog, StudentRecord
+from agents.catalog import Catalog, StudentRecord, credits_text
 from agents.catalog.exceptions import Application, ExceptionUse, Substitution, Waiver, use_of
 from agents.catalog.overrides import Applied, Overrides
 
@@ -56,7 +56,7 @@ def _use(item: Applied, report: AuditReport, student: StudentRecord) -> Exceptio
             e, "unused", f"{item.program} is not among the audited programs", program=item.program
         )
     if isinstance(e, Waiver):
-        owed = f"; {e.units_owed:g} units are still owed in its place" if e.units_owed else ""
+        owed = f"; {_owed(e.units_owed)} in its place" if e.units_owed else ""
         return use_of(
             e, "used", f"{e.requirement} in {item.program} is waived{owed}", program=item.program
         )
@@ -104,7 +104,7 @@ def _note(item: Applied) -> str:
     e = item.exception
     who = f"{e.by} on {e.date.isoformat()}: {e.reason}"
     if isinstance(e, Waiver):
-        owed = f" ({e.units_owed:g} units still owed in its place)" if e.units_owed else ""
+        owed = f" ({credits_text(e.units_owed)} still owed in its place)" if e.units_owed else ""
         return f"waived by {who}{owed}"
     if isinstance(e, Substitution) and e.for_course is not None:
         return f"{e.course} may substitute for {e.for_course}, by {who}"
@@ -149,3 +149,8 @@ def account(
                 )
         programs.append(p.model_copy(update={"root": _annotate(p.root, notes)}) if notes else p)
     return report.model_copy(update={"programs": programs, "exceptions": uses})
+
+
+def _owed(units: float) -> str:
+    """'15 units are still owed', '1 credit is still owed'."""
+    return f"{credits_text(units)} {'is' if units == 1 else 'are'} still owed"

@@ -21,7 +21,7 @@ from typing import Any
 
 from agents.audit.pool import Option
 from agents.audit.program import required_count
-from agents.catalog import Catalog, CourseCap, CourseSetRequirement
+from agents.catalog import Catalog, CourseCap, CourseSetRequirement, credits_text
 from agents.catalog.credits import grade_average
 
 EPS = 1e-9
@@ -66,7 +66,7 @@ def cap_limit(cap: CourseCap) -> str:
     if cap.max_courses is not None:
         parts.append(f"{cap.max_courses:g} course" + ("" if cap.max_courses == 1 else "s"))
     if cap.max_units is not None:
-        parts.append(f"{cap.max_units:g} units")
+        parts.append(credits_text(cap.max_units))
     return "at most " + " and ".join(parts)
 
 

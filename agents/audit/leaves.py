@@ -20,6 +20,8 @@ from agents.catalog import (
     Term,
     credit_sub,
     credit_sum,
+    credits_noun,
+    credits_text,
 )
 
 
@@ -235,7 +237,7 @@ class LeafBuilder:
         if need is not None:
             have.append(f"{len(taken)} of {plural(need, 'course')}")
         if req.min_units is not None:
-            have.append(f"{num(units)} of {plural(req.min_units, 'unit')}")
+            have.append(f"{num(units)} of {credits_text(req.min_units)}")
         grade = f" (minimum grade {req.min_grade})" if req.min_grade else ""
         parts = [f"{' and '.join(have)} counted{grade}"]
         if req.min_subjects is not None and taken:
@@ -249,7 +251,8 @@ class LeafBuilder:
                 noun = "course" if courses_needed == 1 else "courses"
                 more.append(f"{courses_needed} more {noun}")
             if units_left > EPS:
-                more.append(f"{num(rounded(units_left))} more units")
+                short = rounded(units_left)
+                more.append(f"{num(short)} more {credits_noun(short)}")
             wanted = " and ".join(more)
             if spread_left:
                 wanted += self.spread_text(spread_left, courses_needed, bool(taken))

@@ -7,9 +7,11 @@ from agents.catalog.courses import Course, Meeting, Offering, Section
 from agents.catalog.credits import (
     credit_sub,
     credit_sum,
+    credits_noun,
     credits_text,
     format_credits,
     unit_name,
+    unit_word,
     use_catalog,
 )
 from agents.catalog.crossref import reference_problems
@@ -21,6 +23,7 @@ from agents.catalog.loader import (
     parse_catalog,
 )
 from agents.catalog.model import Catalog, institution_programs, with_institution
+from agents.catalog.next_term import next_main
 from agents.catalog.offerings import (
     dormant_note,
     is_published,
@@ -82,6 +85,7 @@ from agents.catalog.terms import (
     use_calendar,
 )
 from agents.catalog.validation import json_path, schema_problems
+from agents.catalog.words import count_text, singular, term_word, terms_text
 
 __all__ = [
     "COURSE_CODE_PATTERN",
@@ -128,9 +132,11 @@ __all__ = [
     "catalog_fingerprint",
     "catalog_schema",
     "check_student_against_catalog",
+    "count_text",
     "courses_in",
     "credit_sub",
     "credit_sum",
+    "credits_noun",
     "credits_text",
     "default_catalog_path",
     "dormant_note",
@@ -144,6 +150,7 @@ __all__ = [
     "load_catalog",
     "load_student",
     "model_schema",
+    "next_main",
     "next_offered",
     "not_offered",
     "offered_in",
@@ -154,8 +161,12 @@ __all__ = [
     "reference_problems",
     "schema_problems",
     "selects",
+    "singular",
     "term_label",
+    "term_word",
+    "terms_text",
     "unit_name",
+    "unit_word",
     "use_calendar",
     "use_catalog",
     "with_institution",

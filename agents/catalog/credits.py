@@ -8,7 +8,8 @@ decimals are (ten 0.1-credit courses make 1.0, not 0.9999999999999999), and comp
 them needs no tolerance.
 
 ``unit_name()`` is the name of the credits of the catalog in use (``institution.unit_name``:
-"units", "credits", "quarter units"), bound with the calendar by ``use_catalog``.
+"units", "credits", "courses", "quarter units"), bound with the calendar by ``use_catalog``;
+``credits_text`` says an amount in it ("1 credit", "4 credits"), ``unit_word`` one of them.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Protocol, TypeVar
 
+from agents.catalog.next_term import calendar_main_kinds, use_main_kinds
 from agents.catalog.terms import Calendar, use_calendar
+from agents.catalog.words import singular
 
 
 class _Named(Protocol):
@@ -121,25 +124,31 @@ def unit_name() -> str:
     return _UNIT_NAME.get()
 
 
+def unit_word() -> str:
+    """One of the catalog's credits ('unit', 'credit', 'course'), for '54-unit limit'."""
+    return singular(unit_name())
+
+
+def credits_noun(value: float) -> str:
+    """The catalog's name for ``value`` credits: 'credit' for 1, 'credits' otherwise."""
+    return unit_word() if hundredths(value) == HUNDREDTHS else unit_name()
+
+
 def credits_text(value: float) -> str:
     """'4 credits', '0.5 credits', '1 credit', '1 unit of credit' in the catalog's words."""
-    name = unit_name()
-    if hundredths(value) == HUNDREDTHS:
-        words = name.split(" ")
-        if words[-1].endswith("s"):
-            words[-1] = words[-1][:-1]
-        elif words[0].endswith("s"):
-            words[0] = words[0][:-1]
-        name = " ".join(words)
-    return f"{format_credits(value)} {name}"
+    return f"{format_credits(value)} {credits_noun(value)}"
 
 
 @contextmanager
 def use_catalog(catalog: _C) -> Iterator[_C]:
-    """Read terms in ``catalog``'s calendar and name credits as it does inside the block."""
+    """Read terms in ``catalog``'s calendar and name credits as it does inside the block;
+    "next term" is its next main term (``agents.catalog.next_term``)."""
     token = _UNIT_NAME.set(catalog.institution.unit_name)
+    kinds = getattr(catalog, "main_kinds", None)  # a Catalog's, by its load rules
+    if not isinstance(kinds, frozenset):
+        kinds = calendar_main_kinds(catalog.calendar)
     try:
-        with use_calendar(catalog.calendar):
+        with use_calendar(catalog.calendar), use_main_kinds(catalog.calendar, kinds):
             yield catalog
     finally:
         _UNIT_NAME.reset(token)

@@ -19,6 +19,7 @@ from pydantic import Field, model_validator
 from agents.catalog.base import CatalogModel
 from agents.catalog.courses import Course
 from agents.catalog.credits import from_hundredths, hundredths, typical_credits
+from agents.catalog.main_terms import main_kinds
 from agents.catalog.policies import DocSection, Document, PolicyRule
 from agents.catalog.prereq import ClassStanding
 from agents.catalog.programs import Program
@@ -152,6 +153,11 @@ class Catalog(CatalogModel):
             hit = (req, frozenset(c.code for c in self.courses if req.matches(c)))
             memo[id(req)] = hit
         return hit[1]
+
+    @cached_property
+    def main_kinds(self) -> frozenset[str]:
+        """The calendar's main term kinds: what "next term" means (``main_terms``)."""
+        return main_kinds(self)
 
     @cached_property
     def course_by_code(self) -> dict[str, Course]:

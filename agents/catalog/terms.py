@@ -65,6 +65,12 @@ class TermKind(CatalogModel):
         default_factory=list,
         description="Calendar months (1-12) the term runs in, to read 'May 2027' in requests.",
     )
+    main: bool | None = Field(
+        default=None,
+        description="Whether this is a main term: 'next term' / 'next semester' mean the next "
+        "main term. Unset: a regular kind is main unless its standard load or typical length "
+        "is under half the main ones' (a January interim); see agents.catalog.main_terms.",
+    )
     typical_dates: TypicalDates | None = Field(
         default=None,
         description="When a term of this kind usually runs, for terms the calendar's dates "
@@ -77,6 +83,11 @@ class Calendar(CatalogModel):
 
     system: str = Field(
         default="semester", description="What the school calls it: semester, quarter, 4-1-4 ..."
+    )
+    term_word: str | None = Field(
+        default=None,
+        description="What text calls one term ('semester', 'quarter', 'term'): 'Quarter plan', "
+        "'3 quarters'. Default: the system when it is semester, quarter or trimester, else 'term'.",
     )
     terms: list[TermKind] = Field(
         min_length=1, description="The kinds of term in calendar-year order, January first."

@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from agents.artifacts import NegotiationRound, Recommendation, Risk, ScheduledTerm
-from agents.catalog import Calendar, Term, active_calendar, term_label, unit_name
+from agents.catalog import Calendar, Term, active_calendar, credits_text, term_label, unit_word
 from agents.reports import change_text, render
 
 SIGN_OFF = "Office of Undergraduate Advising"
@@ -30,10 +30,6 @@ _COURSE_RE = re.compile(r"\b\d{2}-\d{3}\b|(?<![-\w])[A-Z]{2,5} ?\d{2,4}[A-Z]?\b"
 # same way, against the draft, so the extractor does not need to tell them apart.
 _RULE_RE = re.compile(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\b")
 _NAMED_RULE_RE = re.compile(r" \(([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)\)")
-
-
-def _num(x: float) -> str:
-    return f"{x:g}"
 
 
 def _sentence(text: str) -> str:
@@ -50,7 +46,7 @@ def _term_line(term: ScheduledTerm, titles: bool) -> str:
         return f"- {term.label}: away"
     sep = "; " if titles else ", "
     courses = sep.join(f"{c.course} {c.title}" if titles else c.course for c in term.courses)
-    return f"- {term.label} ({_num(term.units)} {unit_name()}): {courses}"
+    return f"- {term.label} ({credits_text(term.units)}): {courses}"
 
 
 def _plan_lines(plan: list[ScheduledTerm]) -> str:
@@ -132,7 +128,7 @@ def _counter_paragraphs(draft: Recommendation) -> list[str | None]:
     cp = draft.counter_proposal
     if cp is not None:
         checked = (
-            "has been checked against every prerequisite, offering and unit limit"
+            f"has been checked against every prerequisite, offering and {unit_word()} limit"
             if not cp.verification
             else "still has problems an advisor will review with you"
         )
@@ -213,7 +209,7 @@ def _close_sentence(draft: Recommendation) -> str | None:
             "without graduating later; your report says what each would take."
         )
     names = [
-        f"the {p.name} ({p.remaining_units:g} {unit_name()} still to plan)" for p in report.close
+        f"the {p.name} ({credits_text(p.remaining_units)} still to plan)" for p in report.close
     ]
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     return (

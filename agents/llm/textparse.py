@@ -6,13 +6,15 @@ courses in (summer, interim), course codes, interests and free days or times. Ev
 is checked against the catalog and explained in a note ("read 'CS minor' as CS-MIN
 (Computer Science minor)"); what cannot be resolved is returned as an ``unresolved``
 phrase, never guessed. A relative target ("in 3.5 years") needs the student's start term;
-without it the phrase is unresolved. Pure and deterministic: the same text and catalog
-always give the same extraction.
+without it the phrase is unresolved. Given the student's declared programs, naming one of
+them ("finish economics", "I'm double majoring in math and statistics") is never a wish to
+add it. Pure and deterministic: the same text and catalog always give the same extraction.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from agents.catalog import Catalog, Term, unit_name
 from agents.catalog.courses import code_subject
@@ -120,6 +122,8 @@ def _intent(text: str, mentions: list[Mention], target: bool) -> tuple[str | Non
     adds = [m for m in mentions if m.role == "add"]
     drops = [m for m in mentions if m.role == "drop"]
     switch, add = _SWITCH_INTENT.search(text), _ADD_INTENT.search(text)
+    if add is not None and not adds and _only_declared_after(text, add.start(), mentions):
+        add = None  # "declared a double major in X and Y", both already the student's
     if (adds and drops) or (adds and switch):
         return "switch_program", switch.group(0) if switch else _said(text, adds[0])
     if adds or add:
@@ -135,6 +139,14 @@ def _intent(text: str, mentions: list[Mention], target: bool) -> tuple[str | Non
             if not (intent == "plan_next_term" and away):
                 return intent, m.group(0)
     return (None, "") if not target else ("plan_degree", "a graduation target")
+
+
+def _only_declared_after(text: str, pos: int, mentions: list[Mention]) -> bool:
+    """Whether the programs named from ``pos`` to the end of its sentence are all ones the
+    student has (and there is at least one)."""
+    end = next((e for s, e in sentences(text) if s <= pos < e), len(text))
+    after = [m for m in mentions if pos <= m.span[0] < end]
+    return bool(after) and all(m.role == "current" for m in after)
 
 
 def _said(text: str, mention: Mention) -> str:
@@ -241,17 +253,19 @@ def parse_request_text(
     *,
     current_term: str | None = None,
     start_term: str | None = None,
+    declared: Sequence[str] | None = None,
 ) -> IntakeExtraction:
     """Read ``text`` against ``catalog``; see the module docstring for what is understood.
     Relative terms ("next winter") count from ``current_term``; without it, from the first
-    term of the catalog's year (the intake reads the text again with the student's term)."""
+    term of the catalog's year (the intake reads the text again with the student's term and
+    ``declared`` programs)."""
     text = text.replace("\u2019", "'").replace("\u2018", "'")
     out = IntakeExtraction()
     sents = sentences(text)
     cal = catalog.calendar
     current = cal.parse(current_term) if current_term else catalog_first_term(catalog)
 
-    mentions, prog_notes, prog_unresolved = program_mentions(text, catalog, sents)
+    mentions, prog_notes, prog_unresolved = program_mentions(text, catalog, sents, declared)
     for m in mentions:
         target = out.add_programs if m.role == "add" else out.drop_programs
         if m.role in ("add", "drop") and m.code not in target:

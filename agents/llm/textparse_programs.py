@@ -6,11 +6,16 @@ and ``textparse_terms`` (for its sentence helpers) use it. Phrases come from the
 (codes, names, aliases, names without their degree words, code prefixes); the longest
 phrase wins, and the words around a phrase ('minor in', 'major') choose between programs
 that share a name. What cannot be pinned to exactly one program is reported, never guessed.
+Given the student's declared programs, a declared program is never one to add ("finish
+economics", "double majoring in math and statistics" name programs the student has), and a
+phrase is read as an unknown program only when it could be a name: words such as 'to',
+'who' or 'planning' ("a first-year planning to major in ...") never are.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agents.catalog import Catalog, Program
@@ -43,6 +48,9 @@ _ROLE_CUES: list[tuple[str, re.Pattern[str]]] = [
         rf"\b(?:add\w*|declar(?:e|ing)|pick(?:ing)? up|tak(?:e|ing) on|pursu\w*|get(?:ting)?|"
         rf"doing|earn\w*|double|start\w*|join\w*|with|also|to|into){_DET}\b", re.I)),
 ]  # fmt: skip
+# What joins programs named in one breath ("in mathematics and statistics", "X, Y or Z"): a
+# program after it shares the relation of the one before.
+_LIST_JOIN = re.compile(r"^\s*(?:,|,?\s*(?:and|or|&|plus))\s+(?:(?:the|a|an|my)\s+)?$", re.I)
 _SWITCH = re.compile(r"\b(switch\w*|chang\w*|mov(?:e|ing)|transfer\w*)\b", re.I)
 _UNNAMED = [
     re.compile(
@@ -60,7 +68,17 @@ _UNNAMED = [
 ]
 _FILLER = re.compile(
     r"^(?:(?:new|second|another|additional|possible|different|double|same|current|first|own|"
-    r"intended|full|separate|whole|junior|senior|sophomore|freshman)\s*)+",
+    r"intended|full|separate|whole|junior|senior|sophomore|freshman|(?:first|second|third|"
+    r"fourth)-year)\s*)+",
+    re.I,
+)
+# Words that are no part of a program's name: "a first-year planning to major in X" and "a
+# sophomore who will major in X" use 'major' as a verb, and what precedes it names no program.
+_NOT_A_NAME = re.compile(
+    r"(?<![\w'-])(?:to|who|whom|that|which|will|would|shall|should|can|could|may|might|must|"
+    r"i|i'?m|me|we|you|he|she|they|am|is|are|was|were|be|been|being|do|does|did|not|"
+    r"plan\w*|intend\w*|hop(?:e|es|ing)|going|want\w*|wish\w*|decid\w*|thinking|"
+    r"considering|likely|probably|eventually|student)(?![\w'-])",
     re.I,
 )
 
@@ -176,8 +194,12 @@ _COURSE_CODE_RE = re.compile(r"\b\d{2}-\d{3}\b|(?<![-\w])[A-Z]{2,5} ?\d{2,4}[A-Z
 
 
 def program_mentions(
-    text: str, catalog: Catalog, sents: list[Span]
+    text: str, catalog: Catalog, sents: list[Span], declared: Sequence[str] | None = None
 ) -> tuple[list[Mention], list[str], list[str]]:
+    """Programs the text names, each with the student's relation to it, plus notes and the
+    phrases that name no single program. With ``declared`` (the record's programs), a
+    declared program is never one to add, and one named as the student's own that the
+    record does not list is noted (the record decides)."""
     found: list[tuple[Span, tuple[str, ...]]] = []
     # "MATH 220" names a course, not the mathematics program: course codes are never read
     # as program names.
@@ -186,15 +208,15 @@ def program_mentions(
         for m in rx.finditer(text):
             if not overlaps(m.span(), [s for s, _ in found] + courses):
                 found.append((m.span(), codes))
-    """Programs the text names, each with the student's relation to it, plus notes and the
-    phrases that name no single program."""
     mentions, notes, unresolved = [], [], []
-    prev_end = 0
+    prev_end, prev = 0, ((-1, -1), "mentioned")
     for span, codes in sorted(found):
         span, code, remark = _resolve_mention(text, span, codes, catalog)
         sent = sentence_of(sents, span[0])
         lead = text[max(prev_end, sent[0]) : span[0]]
         role = last_cue(lead, _ROLE_CUES) or "mentioned"
+        if role == "mentioned" and prev[0] == sent and _LIST_JOIN.match(lead):
+            role = prev[1]
         if role == "add" and re.search(r"\bfrom\s+$", lead, re.I):
             role = "drop"
         if role in ("add", "drop") and re.search(r"\b(to|into)\s+$", lead, re.I):
@@ -204,17 +226,25 @@ def program_mentions(
         named_minor = re.search(r"\bminor", text[span[0] : span[1]], re.I)
         if role == "mentioned" and code and named_minor:
             role = "add"  # a minor named without a verb is one the student is asking about
-        prev_end = span[1]
+        prev_end, prev = span[1], (sent, role)
         if code is None:
             unresolved.append(text[span[0] : span[1]])
             notes.append(remark)
             mentions.append(Mention(span, None, "unresolved"))
             continue
+        if role == "add" and declared is not None and code in declared:
+            role = "current"  # finishing a program the student has is not adding it
         mentions.append(Mention(span, code, role))
         how = {"add": "to add", "drop": "to drop", "current": "as a program the student has"}
+        said = text[span[0] : span[1]]
         if role in how:
-            said, prog = text[span[0] : span[1]], catalog.program_by_code[code]
+            prog = catalog.program_by_code[code]
             notes.append(f"read {said!r} as {_describe(prog)} {how[role]}{remark}")
+        if role == "current" and declared is not None and code not in declared:
+            notes.append(
+                f"{said!r} is named as the student's own program, but the record lists "
+                f"{', '.join(declared) or 'none'}; the record decides"
+            )
     return mentions, notes, unresolved
 
 
@@ -224,6 +254,8 @@ def unnamed_programs(text: str, taken: list[Span]) -> list[str]:
         for m in rx.finditer(text):
             x = _FILLER.sub("", m.group("x")).strip()
             start = m.end("x") - len(x)
+            if _NOT_A_NAME.search(x):
+                continue
             if x and not overlaps((start, m.end("x")), taken) and x not in out:
                 out.append(x)
                 taken.append((start, m.end("x")))

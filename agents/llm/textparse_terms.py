@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agents.catalog import Calendar, Term, active_calendar, first_regular
+from agents.catalog import Calendar, Term, active_calendar, first_regular, next_main
 from agents.llm.boundary import IntakeExtraction
 from agents.llm.textparse_programs import Span, overlaps, sentence_of
 
@@ -207,9 +207,11 @@ def _term_code(kind: str, m: re.Match[str], current: Term) -> str | None:
         return cal.term(code, int(m.group(2))).code if code else None
     if kind == "next":
         wanted = cal.kind_code(m.group(1)) if m.group(1) else None
-        optional = wanted is not None and not cal.kind_by_code[wanted].regular
+        if wanted is None:
+            return next_main(current).code  # "next term": the next main one, not an interim
+        optional = not cal.kind_by_code[wanted].regular
         t = current.next_regular(include_summer=optional)
-        while wanted is not None and t.kind != wanted:
+        while t.kind != wanted:
             t = t.next_regular(include_summer=optional)
         return t.code
     return None  # a bare year: only a graduation target can use it

@@ -210,9 +210,16 @@ def _within(
         late = [(v, u) for v, u, f in items if j <= f < terms]
         room = sum(scale.floor(p.caps[i]) for i in active if i >= j)
         m.add(sum(u * v for v, u in late) <= room)
-        if max_courses is not None:
-            m.add(sum(v for v, _ in late) <= max_courses * sum(1 for i in active if i >= j))
+        seats = [_most(max_courses, p.max_courses.get(i)) for i in active if i >= j]
+        if seats and None not in seats:
+            m.add(sum(v for v, _ in late) <= sum(n for n in seats if n is not None))
     if exact:
         placeable = {i for c in p.pool for i in p.allowed.get(c, [])}
         floors = sum(scale.ceil(p.floors[i]) for i in active if i in placeable)
         m.add(sum(u * v for v, u, _ in items) >= floors)
+
+
+def _most(general: int | None, term: int | None) -> int | None:
+    """The most courses a term may take: the lower of the two limits that are set."""
+    given = [n for n in (general, term) if n is not None]
+    return min(given) if given else None

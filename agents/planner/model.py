@@ -230,8 +230,9 @@ class PlanModel:
             floor = self.s.ceil(p.floors[i])
             if floor > 0 and p.active[i]:
                 m.add(load >= floor).only_enforce_if(self.y[i])
-            if self.max_courses is not None:
-                m.add(sum(v for _, v in terms) <= self.max_courses)
+            most = [n for n in (self.max_courses, p.max_courses.get(i)) if n is not None]
+            if most:
+                m.add(sum(v for _, v in terms) <= min(most))
         for i in range(self.n):
             floor = self.s.ceil(p.floors[i])
             if floor > 0 and p.active[i] and not any(i in xs for xs in self.x.values()):

@@ -83,6 +83,7 @@ class Prep:
         self.caps = caps
         self.floors = floors
         self.min_courses: dict[int, int] = {}  # position -> fewest courses there
+        self.max_courses: dict[int, int] = {}  # position -> most courses there (a kind's)
         self.include = sorted(set(include))
         self.avoid = set(avoid)
         self.fixed = dict(fixed or {})

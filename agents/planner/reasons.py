@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import time
 
-from agents.catalog import Term, credit_sum, unit_name
+from agents.catalog import Term, credit_sum, credits_noun, credits_text, unit_word
 from agents.planner.cpsat import expired
 from agents.planner.prep import INF, Prep
 from agents.planner.reqtree import Leaf
@@ -66,15 +66,14 @@ def fixed_load_reasons(setup: PlanSetup, prep: Prep) -> list[str]:
         if term in at and (code in prep.forced or prep.plannable(code)):
             by_term.setdefault(term, []).append(code)
     out: list[str] = []
-    unit = unit_name()
     for term, codes in sorted(by_term.items(), key=lambda kv: at[kv[0]]):
         codes.sort()
         units = credit_sum(prep.course(c).units for c in codes)
         cap = prep.caps[at[term]]
         if units > cap + 1e-9:
             out.append(
-                f"the courses fixed in {term} ({', '.join(codes)}) carry {units:g} {unit}, "
-                f"above that term's cap of {cap:g} {unit}"
+                f"the courses fixed in {term} ({', '.join(codes)}) carry {credits_text(units)}, "
+                f"above that term's cap of {credits_text(cap)}"
             )
         limit = setup.c.max_courses_per_term
         if limit is not None and len(codes) > limit:
@@ -89,7 +88,6 @@ def _course_floor_reasons(setup: PlanSetup, prep: Prep, at: dict[str, int]) -> l
     """So many courses wanted in a term (``term_min_courses``) that the course limit, the
     courses offered then or the cap cannot hold - even the fewest-unit courses offered."""
     out: list[str] = []
-    unit = unit_name()
     limit = setup.c.max_courses_per_term
     for term, n in sorted(setup.c.term_min_courses.items(), key=lambda kv: at.get(kv[0], -1)):
         if term not in at or n <= 0:
@@ -109,8 +107,8 @@ def _course_floor_reasons(setup: PlanSetup, prep: Prep, at: dict[str, int]) -> l
             out.append(f"{n} courses are wanted in {term}, but only {len(units)} can be taken then")
         elif (least := credit_sum(units[:n])) > prep.caps[i] + 1e-9:
             out.append(
-                f"{n} courses wanted in {term} carry at least {least:g} {unit}, above that "
-                f"term's cap of {prep.caps[i]:g} {unit}"
+                f"{n} courses wanted in {term} carry at least {credits_text(least)}, above "
+                f"that term's cap of {credits_text(prep.caps[i])}"
             )
     return out
 
@@ -179,8 +177,9 @@ def analysis_reasons(setup: PlanSetup, prep: Prep, end: Term) -> list[str]:
         cap = max(prep.caps) if prep.caps else 0.0
         terms_needed = math.ceil(need / cap) if cap else INF
         out.append(
-            f"{need:g} remaining units need {terms_needed} terms at {cap:g} units, only "
-            f"{_remain(len(active))} through {end_word}"
+            f"{need:g} remaining {credits_noun(need)} need{'s' if need == 1 else ''} "
+            f"{terms_needed} terms at {credits_text(cap)}, only {_remain(len(active))} "
+            f"through {end_word}"
         )
     for leaf in prep.leaves:
         if not leaf.mandatory or leaf.kind != "set":
@@ -317,7 +316,7 @@ def diagnose(
             )
     probes.append(
         (
-            f"the unit cap of {c.max_units_per_term:g} per term is too low for the "
+            f"the {unit_word()} cap of {c.max_units_per_term:g} per term is too low for the "
             f"remaining courses by {end.code}",
             {
                 "max_units_per_term": c.max_units_per_term * 1.5,

@@ -85,6 +85,11 @@ class ConstraintSet(_Model):
     max_courses_per_term: int | None = Field(
         default=None, ge=1, description="Most courses in one term (None: no limit)."
     )
+    term_max_courses: dict[str, int] = Field(
+        default_factory=dict,
+        description="Most courses in a term, by term code (a rule for a kind of term, e.g. one "
+        "course in a January interim), below max_courses_per_term where both hold.",
+    )
     term_min_courses: dict[str, int] = Field(
         default_factory=dict,
         description="Fewest courses in a term, by term code (e.g. 'five courses next "

@@ -131,6 +131,8 @@ class PlanSetup:
         prep.not_in = {c: set(ts) for c, ts in self.c.not_in_term.items()}
         wanted = self.c.term_min_courses
         prep.min_courses = {i: wanted[t.code] for i, t in enumerate(terms) if t.code in wanted}
+        most = self.c.term_max_courses
+        prep.max_courses = {i: most[t.code] for i, t in enumerate(terms) if t.code in most}
         prep.standard, prep.slack = standard, slack
         # Preps of one end term and loads share their per-course facts (the pruned pool,
         # the full one after it, a widened one for a proof).

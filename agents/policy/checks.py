@@ -39,7 +39,7 @@ from agents.artifacts import (
     Risk,
 )
 from agents.audit import sharing_limit
-from agents.catalog import Catalog, PolicyRule, Term, credit_sub, credit_sum
+from agents.catalog import Catalog, PolicyRule, Term, count_text, credit_sub, credit_sum, singular
 from agents.policy.conditions import because, governs, named_kinds
 from agents.policy.loads import check_loads, check_min_load
 from agents.policy.plancheck import Findings, PlanCheck, add_violation
@@ -59,6 +59,7 @@ def check_courses_per_term(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> Non
     optional terms no course-count rule names), the limit looked up per term."""
     named = named_kinds(r for r in ctx.catalog.policies if r.kind == rule.kind)
     standings = ctx.standings
+    scoped = bool(rule.term_kinds_named)  # a rule for kinds of term: fixed in those terms
     lowest: float | None = None
     for t in ctx.enrolled_terms:
         if not governs(rule, Term.parse(t.term), named, optional_terms=True):
@@ -67,15 +68,26 @@ def check_courses_per_term(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> Non
         if limit is None or len(t.courses) <= limit:
             continue
         lowest = limit if lowest is None else min(lowest, limit)
-        msg = f"{label(t.term)} has {len(t.courses)} courses; the limit is {num(limit)}"
+        has = count_text(len(t.courses), "courses")
+        msg = f"{label(t.term)} has {has}; the limit is {num(limit)}"
         f.violations.append(ctx.violation(rule, msg + because(why), t.term))
-    if lowest is not None:
+        if scoped:
+            f.suggest(
+                Modification(
+                    action="cap_term_courses",
+                    term=t.term,
+                    value=limit,
+                    rule_id=rule.id,
+                    reason=f"{label(t.term)} may have at most {count_text(limit, 'courses')}",
+                )
+            )
+    if lowest is not None and not scoped:
         f.suggest(
             Modification(
                 action="cap_courses_per_term",
                 value=lowest,
                 rule_id=rule.id,
-                reason=f"no term may have more than {num(lowest)} courses",
+                reason=f"no term may have more than {count_text(lowest, 'courses')}",
             )
         )
 
@@ -170,7 +182,8 @@ def check_residency(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
     here = credit_sub(enrolled, outside)
     if here < limit:
         msg = (
-            f"only {num(here)} {unit} are earned at {cat.institution.name} "
+            f"only {count_text(here, unit)} {'is' if here == 1 else 'are'} earned at "
+            f"{cat.institution.name} "
             f"({num(outside)} come from transfer, AP or exam credit); at least "
             f"{num(limit)} must be{because(why)}"
         )
@@ -180,7 +193,7 @@ def check_residency(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
                 action="plan_more_units",
                 value=credit_sum([ctx.schedule.units_planned, credit_sub(limit, here)]),
                 rule_id=rule.id,
-                reason=f"earn {num(credit_sub(limit, here))} more {unit} at {cat.institution.name}",
+                reason=f"earn {_more(credit_sub(limit, here), unit)} at {cat.institution.name}",
             )
         )
 
@@ -234,7 +247,7 @@ def check_total_units(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
     assert limit is not None
     total = credit_sum([p.units_earned, p.units_in_progress, ctx.schedule.units_planned])
     if grad is not None and total < limit:
-        msg = f"the plan reaches {num(total)} {ctx.unit_name} by {label(grad)}; "
+        msg = f"the plan reaches {count_text(total, ctx.unit_name)} by {label(grad)}; "
         msg += f"a degree needs {num(limit)}{because(why)}"
         f.violations.append(ctx.violation(rule, msg, grad))
 
@@ -297,3 +310,8 @@ def _not_checked(ctx: PlanCheck, f: Findings, rule: PolicyRule, why: str) -> Non
             citation=ctx.cite(rule.id),
         )
     )
+
+
+def _more(amount: float, unit: str) -> str:
+    """'12 more units', '1 more credit'."""
+    return f"{num(amount)} more {singular(unit) if amount == 1 else unit}"

@@ -20,7 +20,7 @@ from agents.artifacts import (
     Risk,
     ScheduledTerm,
 )
-from agents.catalog import ClassStanding, PolicyRule, Term
+from agents.catalog import ClassStanding, PolicyRule, Term, count_text
 from agents.catalog.policies import RuleCondition
 from agents.policy.conditions import (
     STANDING_WORDS,
@@ -59,8 +59,8 @@ def check_loads(ctx: PlanCheck, f: Findings) -> None:
         if t.units > lim.allowed:
             hard.append(t.term)
             why = f"{lim.why} " if lim.why else ""
-            msg = f"{label(t.term)} has {num(t.units)} {unit}; {why}the limit is "
-            msg += f"{num(lim.allowed)} {unit}"
+            msg = f"{label(t.term)} has {count_text(t.units, unit)}; {why}the limit is "
+            msg += f"{count_text(lim.allowed, unit)}"
             v = ctx.violation(lim.binding_rule, msg, t.term)
             f.violations.append(v.model_copy(update={"severity": "hard"}))
             closed = _closed_overload(ctx, t.term, standings[t.term], lim, t.units)
@@ -71,7 +71,7 @@ def check_loads(ctx: PlanCheck, f: Findings) -> None:
                 f.risks.append(
                     Risk(
                         kind="load",
-                        message=f"{label(t.term)} cannot carry {num(t.units)} {unit}: not "
+                        message=f"{label(t.term)} cannot carry {count_text(t.units, unit)}: not "
                         f"eligible for an overload {closed[1]} - {closed[2]}",
                         term=t.term,
                         rule_id=closed[0].id,
@@ -109,7 +109,7 @@ def _closed_overload(
             continue
         who = rule.requires_approval or "advisor"
         needs = _needs(rule.applies_when)
-        allows = f"{rule.id} allows up to {num(max(tops))} {ctx.unit_name}"
+        allows = f"{rule.id} allows up to {count_text(max(tops), ctx.unit_name)}"
         return rule, gap, f"{allows} with {who} approval" + (f" only {needs}" if needs else "")
     return None
 
@@ -139,7 +139,9 @@ def _overload(ctx: PlanCheck, f: Findings, t: ScheduledTerm, lim: LoadLimit) -> 
     assert rule is not None
     who = rule.requires_approval or "advisor"
     unit = ctx.unit_name
-    base = f"{label(t.term)} has {num(t.units)} {unit}, above the standard {num(lim.standard)}"
+    base = (
+        f"{label(t.term)} has {count_text(t.units, unit)}, above the standard {num(lim.standard)}"
+    )
     decided = ctx.decision(rule.id, t.term)
     if decided is not None:
         if decided not in f.approvals:
@@ -151,7 +153,7 @@ def _overload(ctx: PlanCheck, f: Findings, t: ScheduledTerm, lim: LoadLimit) -> 
     if rule.id in ctx.approvals:
         msg = f"{base}; the plan assumes {who} approval for the overload"
     else:
-        msg = f"{base}; an overload up to {num(lim.allowed)} {unit} needs {who} approval"
+        msg = f"{base}; an overload up to {count_text(lim.allowed, unit)} needs {who} approval"
         f.violations.append(
             ctx.violation(rule, msg, t.term).model_copy(update={"severity": "soft"})
         )
@@ -163,7 +165,10 @@ def _overload(ctx: PlanCheck, f: Findings, t: ScheduledTerm, lim: LoadLimit) -> 
                 approver=who,
             )
         )
-        msg = f"{label(t.term)} needs {who} approval for {num(t.units)} {unit} before registration"
+        msg = (
+            f"{label(t.term)} needs {who} approval for {count_text(t.units, unit)} "
+            "before registration"
+        )
     f.risks.append(
         Risk(
             kind="approval_needed",
@@ -184,7 +189,7 @@ def _denied(
     assert rule is not None
     unit = ctx.unit_name
     msg = (
-        f"{label(t.term)} has {num(t.units)} {unit}, above the standard {num(lim.standard)}; "
+        f"{label(t.term)} has {count_text(t.units, unit)}, above the standard {num(lim.standard)}; "
         f"the overload was denied by {decided.by} on {decided.date} ({decided.reason})"
     )
     f.violations.append(ctx.violation(rule, msg, t.term).model_copy(update={"severity": "hard"}))
@@ -194,7 +199,7 @@ def _denied(
             value=lim.standard,
             rule_id=rule.id,
             reason=f"the overload was denied; keep every term within the standard "
-            f"{num(lim.standard)} {unit}",
+            f"{count_text(lim.standard, unit)}",
         )
     )
     c = ctx.schedule.constraints
@@ -253,7 +258,7 @@ def _suggest_caps(
                     term=code,
                     value=lim.allowed,
                     rule_id=lim.binding_rule.id,
-                    reason=f"{label(code)} may carry at most {num(lim.allowed)} {unit}",
+                    reason=f"{label(code)} may carry at most {count_text(lim.allowed, unit)}",
                 )
             )
     if c is not None and c.target_term is not None:
@@ -298,15 +303,15 @@ def check_min_load(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
     for t in light:
         minimum, why = need[t.term]
         msg = (
-            f"{label(t.term)} has {num(t.units)} {unit}, below the {num(minimum)} "
+            f"{label(t.term)} has {count_text(t.units, unit)}, below the {num(minimum)} "
             f"needed for full-time status{because(why)}"
         )
         f.violations.append(ctx.violation(rule, msg, t.term))
         f.risks.append(
             Risk(
                 kind="load",
-                message=f"{label(t.term)} is part-time ({num(t.units)} {unit}): financial aid, "
-                "housing and visa status may require full-time enrollment",
+                message=f"{label(t.term)} is part-time ({count_text(t.units, unit)}): "
+                "financial aid, housing and visa status may require full-time enrollment",
                 term=t.term,
                 rule_id=rule.id,
                 citation=ctx.cite(rule.id),

@@ -28,7 +28,15 @@ from collections.abc import Iterator, Sequence
 
 from agents.artifacts import Modification, Risk, ScheduledCourse, ScheduledTerm
 from agents.audit import ProgramAudit, RequirementAudit
-from agents.catalog import Catalog, CourseAttempt, PolicyRule, StudentRecord, Term, credit_sum
+from agents.catalog import (
+    Catalog,
+    CourseAttempt,
+    PolicyRule,
+    StudentRecord,
+    Term,
+    credit_sum,
+    singular,
+)
 from agents.policy.conditions import Facts, because
 from agents.policy.plancheck import Findings, PlanCheck
 from agents.policy.rules import NOT_ATTEMPTS, label, num
@@ -181,7 +189,7 @@ def _words(ctx: PlanCheck, rule: PolicyRule, amount: float) -> str:
     """'2 pass/fail courses', '5 pass/fail credits'."""
     if rule.pass_fail_measure == "courses":
         return f"{num(amount)} pass/fail course{'' if amount == 1 else 's'}"
-    return f"{num(amount)} pass/fail {ctx.unit_name}"
+    return f"{num(amount)} pass/fail {singular(ctx.unit_name) if amount == 1 else ctx.unit_name}"
 
 
 def _measure(ctx: PlanCheck, rule: PolicyRule, limit: float) -> str:

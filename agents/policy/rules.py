@@ -238,6 +238,27 @@ def catalog_load_caps(catalog: Catalog, standing: ClassStanding | None = None) -
     return LoadCaps(standard=std, ceiling=ceiling, by_kind=by_kind)
 
 
+def kind_course_caps(catalog: Catalog, standings: Sequence[ClassStanding]) -> LoadCaps:
+    """Most courses per term for each kind of term a ``max_courses_per_term`` rule names
+    with ``term_kinds`` (one course in a January interim), for students in any status: per
+    standing the lowest limit that applies to the kind, then the highest over ``standings``
+    (those the student may have in the terms ahead: never tighter than the rules). As
+    ``LoadCaps.by_kind`` (standard and ceiling alike), for ``term_kind_caps``."""
+    per: list[dict[str, float]] = []
+    for standing in standings:
+        low: dict[str, float] = {}
+        for rule in catalog.policies:
+            if rule.kind != "max_courses_per_term":
+                continue
+            for named, limit in _cap_entries(rule, standing):
+                for k in named:
+                    low[k] = min(low.get(k, limit), limit)
+        per.append(low)
+    kinds = set.intersection(*(set(p) for p in per)) if per else set()
+    by_kind = {k: max(p[k] for p in per) for k in sorted(kinds)}
+    return LoadCaps(standard=0.0, ceiling=0.0, by_kind={k: (v, v) for k, v in by_kind.items()})
+
+
 def term_kind_caps(
     caps: LoadCaps, first: str, regular_terms: int, *, ceiling: bool
 ) -> dict[str, float]:

@@ -8,11 +8,21 @@ import re
 from typing import Any
 
 from agents.artifacts import ConstraintChange, NegotiationRound
-from agents.catalog import term_label, unit_name
+from agents.catalog import count_text, credits_text, term_label
 
 
 def _num(x: Any) -> str:
     return f"{x:g}" if isinstance(x, int | float) else str(x)
+
+
+def _amount(x: Any) -> str:
+    """A number of the catalog's credits in its words ('54 units', '1 course')."""
+    return credits_text(x) if isinstance(x, int | float) else str(x)
+
+
+def _courses(x: Any) -> str:
+    """'1 course', '5 courses'."""
+    return count_text(x, "courses") if isinstance(x, int | float) else f"{x} courses"
 
 
 def _term(code: Any) -> str:
@@ -28,7 +38,6 @@ def _and(items: list[str]) -> str:
 def _dict_change(c: ConstraintChange, verb: str) -> list[str]:
     before: dict[str, Any] = c.before or {}
     after: dict[str, Any] = c.after or {}
-    units = unit_name()
     out = []
     for key in [k for k in {**before, **after} if before.get(k) != after.get(k)]:
         if c.field == "fixed":
@@ -39,18 +48,17 @@ def _dict_change(c: ConstraintChange, verb: str) -> list[str]:
             )
         elif key in after:
             was = f" (was {_num(before[key])})" if key in before else ""
-            out.append(f"{_term(key)} {verb} {_num(after[key])} {units}{was}")
+            out.append(f"{_term(key)} {verb} {_amount(after[key])}{was}")
     return out
 
 
 def change_sentence(c: ConstraintChange) -> str:
     """One revision in words: 'Every term is capped at 54 units (was 63)'."""
-    units = unit_name()
     field, before, after = c.field, c.before, c.after
     if field == "max_units_per_term":
-        parts = [f"every term is capped at {_num(after)} {units} (was {_num(before)})"]
+        parts = [f"every term is capped at {_amount(after)} (was {_num(before)})"]
     elif field == "min_units_per_term":
-        parts = [f"every term carries at least {_num(after)} {units} (was {_num(before)})"]
+        parts = [f"every term carries at least {_amount(after)} (was {_num(before)})"]
     elif field == "term_max_units":
         parts = _dict_change(c, "is capped at")
     elif field == "term_min_units":
@@ -66,13 +74,15 @@ def change_sentence(c: ConstraintChange) -> str:
         )  # fmt: skip
     elif field == "max_courses_per_term":
         was = f" (was {before})" if before is not None else ""
-        parts = [f"at most {after} courses are planned per term{was}"]
+        verb = "is" if after == 1 else "are"
+        parts = [f"at most {_courses(after)} {verb} planned per term{was}"]
     elif field == "term_min_courses":
         old, new = before or {}, after or {}
         parts = [
-            f"{_term(k)} takes at least {new[k]} courses" + (f" (was {old[k]})" if k in old else "")
+            f"{_term(k)} takes at least {_courses(new[k])}"
+            + (f" (was {old[k]})" if k in old else "")
             if k in new
-            else f"{_term(k)} is no longer held to {old[k]} courses"
+            else f"{_term(k)} is no longer held to {_courses(old[k])}"
             for k in {**old, **new}
             if old.get(k) != new.get(k)
         ]
@@ -85,7 +95,7 @@ def change_sentence(c: ConstraintChange) -> str:
             verb = "is" if len(removed) == 1 else "are"
             parts.append(f"{_and(removed)} {verb} no longer {word}")
     elif field == "min_units_planned":
-        parts = [f"at least {_num(after)} {units} are planned in all"]
+        parts = [f"at least {_amount(after)} {'is' if after == 1 else 'are'} planned in all"]
     elif field == "approvals_assumed":
         parts = ["the plan assumes the approval it needs"]  # older checkpoints only
     else:

@@ -7,7 +7,7 @@ floor. Terms away carry no floor.
 
 from __future__ import annotations
 
-from agents.catalog import Term
+from agents.catalog import Term, credits_text
 from agents.verifier.defects import Add
 from agents.verifier.protocols import ConstraintsLike, PlanLike
 
@@ -46,7 +46,8 @@ def check_floors(
                     "units_min",
                     t.code,
                     None,
-                    f"{units:g} units in {t.code} are below the floor of {floor:g}",
+                    f"{credits_text(units)} in {t.code} {'is' if units == 1 else 'are'} below the "
+                    f"floor of {floor:g}",
                 )
         t = t.shift(1)
 

@@ -38,6 +38,7 @@ from agents.catalog import (
     Catalog,
     StudentRecord,
     Term,
+    count_text,
     credit_sum,
     format_prereq,
     not_offered,
@@ -174,7 +175,7 @@ def verify_plan(
                 "units_max" if units > pt.units else "units_min",
                 code,
                 None,
-                f"{code} reports {pt.units:g} units but its courses carry {units:g}",
+                f"{code} reports {_amount(pt.units, catalog)} but its courses carry {units:g}",
             )
         cap, why = c.term_max_units.get(code, c.max_units_per_term), ""
         if code not in c.term_max_units:
@@ -187,7 +188,7 @@ def verify_plan(
                 "units_max",
                 code,
                 None,
-                f"{units:g} units in {code} exceed the cap of {cap:g}{why}",
+                f"{_amount(units, catalog)} in {code} exceed the cap of {cap:g}{why}",
             )
         if c.max_courses_per_term is not None and len(pt.courses) > c.max_courses_per_term:
             add(
@@ -213,3 +214,8 @@ def verify_plan(
 
 def _count(n: int) -> str:
     return f"{n} course" if n == 1 else f"{n} courses"
+
+
+def _amount(units: float, catalog: Catalog) -> str:
+    """'54 units', '1 credit': an amount in the catalog's words."""
+    return count_text(units, catalog.institution.unit_name)
