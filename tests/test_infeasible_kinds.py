@@ -235,3 +235,34 @@ def test_a_number_of_courses_wanted_is_planned_in_its_term() -> None:
     )
     result = plan(CATALOG, sophomore(), ["MAJ"], c)
     assert [(t.term, len(t.courses)) for t in result.terms] == [("S2027", 5), ("F2027", 3)]
+
+
+class _Knapsack:
+    """What ``portfolio`` reads of a plan model: its CP-SAT model (a 40-item knapsack)."""
+
+    def __init__(self) -> None:
+        from ortools.sat.python import cp_model
+
+        self.m = cp_model.CpModel()
+        xs = [self.m.new_bool_var(f"x{i}") for i in range(40)]
+        weights = [(i * 37) % 23 + 5 for i in range(40)]
+        self.m.add(sum(w * x for w, x in zip(weights, xs, strict=True)) <= 200)
+        self.goal = -sum(((i * 53) % 31 + 1) * x for i, x in enumerate(xs))
+
+
+def test_a_placement_portfolio_with_no_answer_runs_longer_before_it_times_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ortools.sat.python import cp_model
+
+    from agents.planner import search
+
+    monkeypatch.setattr(search, "PORTFOLIO", [({}, 1e-9)])
+    k = _Knapsack()
+    monkeypatch.setattr(search, "PORTFOLIO_RETRIES", ())
+    code, _ = search.portfolio(k, k.goal, 60.0)  # type: ignore[arg-type]
+    assert code == cp_model.UNKNOWN  # the short run alone: no answer
+    monkeypatch.setattr(search, "PORTFOLIO_RETRIES", (1e-9, 1.0))
+    k = _Knapsack()
+    code, solver = search.portfolio(k, k.goal, 60.0)  # type: ignore[arg-type]
+    assert code in (cp_model.OPTIMAL, cp_model.FEASIBLE) and solver.objective_value < 0

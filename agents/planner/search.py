@@ -27,7 +27,10 @@ PORTFOLIO: list[tuple[dict[str, object], float]] = [
     ({"search_branching": cp_model.PORTFOLIO_WITH_QUICK_RESTART_SEARCH}, 0.05),
     ({"linearization_level": 2}, 0.1),
 ]
-PORTFOLIO_DTIME = sum(d for _, d in PORTFOLIO)  # the portfolio's whole budget
+# No answer at all from the portfolio: longer runs (default settings) before the step is
+# said to have timed out - a time limit is not an answer while a larger budget is left.
+PORTFOLIO_RETRIES = (0.4, 1.6)
+PORTFOLIO_DTIME = sum(d for _, d in PORTFOLIO) + sum(PORTFOLIO_RETRIES)  # the whole budget
 
 
 def fill_strategy(pm: PlanModel) -> None:
@@ -103,8 +106,9 @@ def portfolio(
     pm: PlanModel, expr: cp_model.LinearExprT, seconds: float
 ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
     """Short deterministic runs with different settings, then a long one: on tight
-    packings each setting is sometimes fast and sometimes very slow (heavy tails). Each run
-    has a deterministic budget; ``seconds`` is the safety net."""
+    packings each setting is sometimes fast and sometimes very slow (heavy tails); with no
+    answer at all, longer runs (``PORTFOLIO_RETRIES``). Each run has a deterministic
+    budget; ``seconds`` is the safety net."""
     pm.m.minimize(expr)
     deadline = time.perf_counter() + seconds
     best: tuple[cp_model.CpSolverStatus, cp_model.CpSolver] | None = None
@@ -125,5 +129,13 @@ def portfolio(
         if code == cp_model.FEASIBLE and best is None:
             best = (code, solver)
         if expired(deadline, "placement portfolio"):
+            return best if best is not None else (code, solver)
+    for dtime in PORTFOLIO_RETRIES if best is None else ():
+        if expired(deadline, "placement portfolio"):
             break
+        solver = make_solver(max(0.01, deadline - time.perf_counter()), dtime, where="placement")
+        code = solver.solve(pm.m)
+        log.debug("planner.portfolio_retry", dtime=dtime, code=solver.status_name(code))
+        if code in (cp_model.OPTIMAL, cp_model.INFEASIBLE, cp_model.FEASIBLE):
+            return code, solver
     return best if best is not None else (code, solver)
