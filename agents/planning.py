@@ -32,7 +32,7 @@ from agents.artifacts import ConstraintSet, IntakeResult
 from agents.audit import AuditReport
 from agents.catalog import STANDINGS, ClassStanding, Term, credit_sum, offered_in
 from agents.planner import PlanConstraints, StandardLoads, never_free
-from agents.policy import catalog_load_caps, kind_course_caps, term_kind_caps
+from agents.policy import catalog_load_caps, kind_course_caps, kind_terms, term_kind_caps
 from agents.toolbox import Toolbox
 
 
@@ -103,10 +103,7 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
     # A course limit rules set for a kind of term (one course in the interim) binds from
     # round 1, in those terms only.
     kind_courses = kind_course_caps(tools.catalog, STANDINGS[STANDINGS.index(now) :])
-    most = {
-        code: int(n)
-        for code, n in term_kind_caps(kind_courses, first, horizon, ceiling=False).items()
-    }
+    most = {code: int(n) for code, n in kind_terms(kind_courses, first, horizon).items()}
     fewest: dict[str, int] = {}
     if goals.next_term_courses is not None:
         fewest[intake.profile.next_term] = goals.next_term_courses

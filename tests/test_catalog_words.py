@@ -212,3 +212,13 @@ def test_suggestions_and_revisions_say_the_unit_name() -> None:
             field="max_units_per_term", before=3, after=1, rule_id="LOAD-MAX", reason="r"
         )
         assert change_sentence(change) == "Every term is capped at 1 course (was 3)"
+
+
+@pytest.mark.parametrize("word", ["", "x" * 41])
+def test_a_term_word_that_is_empty_or_too_long_is_named(word: str) -> None:
+    from pydantic import ValidationError
+
+    from tests.calendar_helpers import QUARTER
+
+    with pytest.raises(ValidationError, match="term_word"):
+        Calendar.model_validate({**QUARTER.model_dump(), "term_word": word})

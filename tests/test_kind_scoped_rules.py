@@ -47,8 +47,8 @@ def tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Toolbox]:
 
 def test_the_kind_course_limit_is_read_for_its_kind_only() -> None:
     caps = kind_course_caps(with_rule(HARROW_BAY, ONE_SUMMER_COURSE), ["sophomore", "junior"])
-    assert caps.by_kind == {"U": (1.0, 1.0)}
-    assert kind_course_caps(HARROW_BAY, ["sophomore"]).by_kind == {}
+    assert caps == {"U": 1.0}
+    assert kind_course_caps(HARROW_BAY, ["sophomore"]) == {}
 
 
 def test_a_limit_for_some_standings_only_is_not_a_round_one_cap() -> None:
@@ -60,7 +60,7 @@ def test_a_limit_for_some_standings_only_is_not_a_round_one_cap() -> None:
         }
     )
     # A junior becomes a senior: in some terms ahead the rule does not hold at all.
-    assert kind_course_caps(with_rule(HARROW_BAY, seniors), ["junior", "senior"]).by_kind == {}
+    assert kind_course_caps(with_rule(HARROW_BAY, seniors), ["junior", "senior"]) == {}
 
 
 def test_round_one_caps_the_summer_courses_and_the_plan_keeps_it(tools: Toolbox) -> None:

@@ -86,6 +86,8 @@ class Calendar(CatalogModel):
     )
     term_word: str | None = Field(
         default=None,
+        min_length=1,
+        max_length=40,
         description="What text calls one term ('semester', 'quarter', 'term'): 'Quarter plan', "
         "'3 quarters'. Default: the system when it is semester, quarter or trimester, else 'term'.",
     )

@@ -117,7 +117,7 @@ def solve_plan(
             break
         # No set within the budget (a large catalog's selection can need more): again with
         # a larger deterministic budget - a time limit is not an answer while one is left.
-        select_budget = factor * (SELECT_DTIME if select_dtime is None else select_dtime)
+        select_budget = factor * SELECT_DTIME  # retries only for the plan's own selection
         selector = SelectionModel(prep, scale, units, gain)
         sel = selector.solve(left(), select_budget, TIE_DTIME)
     if sel is None:

@@ -25,7 +25,7 @@ band it is a soft violation (a risk once the approval is assumed).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import structlog
@@ -238,12 +238,12 @@ def catalog_load_caps(catalog: Catalog, standing: ClassStanding | None = None) -
     return LoadCaps(standard=std, ceiling=ceiling, by_kind=by_kind)
 
 
-def kind_course_caps(catalog: Catalog, standings: Sequence[ClassStanding]) -> LoadCaps:
+def kind_course_caps(catalog: Catalog, standings: Sequence[ClassStanding]) -> dict[str, float]:
     """Most courses per term for each kind of term a ``max_courses_per_term`` rule names
     with ``term_kinds`` (one course in a January interim), for students in any status: per
     standing the lowest limit that applies to the kind, then the highest over ``standings``
-    (those the student may have in the terms ahead: never tighter than the rules). As
-    ``LoadCaps.by_kind`` (standard and ceiling alike), for ``term_kind_caps``."""
+    (those the student may have in the terms ahead: never tighter than the rules); per
+    term through ``kind_terms``."""
     per: list[dict[str, float]] = []
     for standing in standings:
         low: dict[str, float] = {}
@@ -255,8 +255,7 @@ def kind_course_caps(catalog: Catalog, standings: Sequence[ClassStanding]) -> Lo
                     low[k] = min(low.get(k, limit), limit)
         per.append(low)
     kinds = set.intersection(*(set(p) for p in per)) if per else set()
-    by_kind = {k: max(p[k] for p in per) for k in sorted(kinds)}
-    return LoadCaps(standard=0.0, ceiling=0.0, by_kind={k: (v, v) for k, v in by_kind.items()})
+    return {k: max(p[k] for p in per) for k in sorted(kinds)}
 
 
 def term_kind_caps(
@@ -265,13 +264,20 @@ def term_kind_caps(
     """Per-term caps for the terms of the kinds ``caps.by_kind`` names, from ``first`` over
     ``regular_terms`` regular terms (optional terms between them included): the kind's
     ceiling when ``ceiling``, else its standard cap."""
-    if not caps.by_kind:
+    pick = 1 if ceiling else 0
+    return kind_terms({k: v[pick] for k, v in caps.by_kind.items()}, first, regular_terms)
+
+
+def kind_terms(limits: Mapping[str, float], first: str, regular_terms: int) -> dict[str, float]:
+    """``limits`` (term kind -> limit) for each term of those kinds from ``first`` over
+    ``regular_terms`` regular terms (optional terms between them included)."""
+    if not limits:
         return {}
     out: dict[str, float] = {}
     t, seen = Term.parse(first), 0
     while seen < regular_terms:
-        if t.kind in caps.by_kind:
-            out[t.code] = caps.by_kind[t.kind][1 if ceiling else 0]
+        if t.kind in limits:
+            out[t.code] = limits[t.kind]
         seen += t.regular
         t = t.shift(1)
     return out
