@@ -52,6 +52,12 @@ from pipeline.errors import RayUnavailableError
 from pipeline.jobs import Job, RayMode, RunOptions, WorkerState
 from pipeline.results import JobResult, JobStatus
 
+# Every line a worker prints reaches the driver: Ray's log deduplication (on by default)
+# holds back lines that differ only in words with digits - request ids - for 5 s and
+# drops them if the batch ends sooner. Read once, when Ray is imported; a user's
+# RAY_DEDUP_LOGS=1 is kept.
+os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+
 try:
     import ray
 except ImportError as exc:

@@ -328,3 +328,19 @@ def test_ray_address_without_engine_ray_is_a_usage_error(
     code = main(["batch", str(inputs), "--ray-address", "auto", "--state-dir", str(tmp_path)])
     assert code == 2
     assert capsys.readouterr().err == "error: --ray-address 'auto' needs --engine ray\n"
+
+
+@needs_ray
+def test_ray_driver_forwards_every_worker_line_without_deduplication() -> None:
+    # Ray's default deduplication holds back lines that differ only in request ids and
+    # drops them when the batch ends within its 5 s window.
+    code = ("import pipeline.ray_engine, ray._private.ray_logging as r; "
+            "print(r.RAY_DEDUP_LOGS, r.stdout_deduplicator.deduplicate is not None)")  # fmt: skip
+    env = {k: v for k, v in _env().items() if k != "RAY_DEDUP_LOGS"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=120, check=True)  # fmt: skip
+    assert done.stdout.split() == ["False", "True"]
+    env["RAY_DEDUP_LOGS"] = "1"  # a user's explicit choice is kept
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=120, check=True)  # fmt: skip
+    assert done.stdout.split() == ["True", "True"]
