@@ -13,7 +13,8 @@ Formulation:
   literal equivalent to ``units before i >= threshold``.
 - prerequisites: ``x[c,i]`` implies the tree at ``i``: a course condition is the OR of the
   ``x[d,j]`` with ``j < i`` (``j <= i`` for corequisites); an AND inside an OR gets its own
-  literal; standing/units conditions get ``r[k,i] => units before i >= k``; a consent
+  literal; standing/units conditions get ``r[k,i] => units before i >= k``; ``restricted_to``
+  holds where the units before give one of its standings (step literals above); a consent
   condition is the course's literal ``k[c]`` ("someone must sign"), free but minimized by
   the balance stage.
 - overload (only with standard loads below the caps): ``e[i] >= load - standard load``
@@ -124,6 +125,8 @@ class PlanModel:
             for i, v in xs.items():
                 self._post(v, course.prerequisites, i, True)
                 self._post(v, course.corequisites, i, False)
+                if course.restricted_to and not p.open_at(c, i):
+                    self._restricted(v, c, i)
         if not self.fixed_set:
             self.a = encode_requirements(m, p, self.taken, self.s)
             encode_total_and_antirequisites(m, p, self.taken, self.g, self.s)
@@ -320,6 +323,20 @@ class PlanModel:
             self.m.add(before <= need - 1).only_enforce_if(v.Not())
             self._standing[key] = v
         return self._standing[key]
+
+    def _restricted(self, lit: cp_model.IntVar, code: str, i: int) -> None:
+        """``lit`` only at a standing open to ``code``: rules out "reached k, not k + 1"."""
+        lo, hi = self.prep.standings[i]
+        open_ = set(self.prep.open_standings(code, i))
+        for k in range(lo, hi + 1):
+            if k in open_:
+                continue
+            clause = [lit.Not()]
+            if k > lo:
+                clause.append(self._standing_lit(k, i).Not())
+            if k < hi:
+                clause.append(self._standing_lit(k + 1, i))
+            self.m.add_bool_or(clause)
 
     def by_standing(self, row: tuple[float, ...], i: int) -> cp_model.LinearExpr:
         """The value of ``row`` (one per standing) for the standing at the start of ``i``,

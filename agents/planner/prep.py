@@ -354,7 +354,7 @@ class Prep:
         codes = self.term_codes
         offered = list(self.offered_positions(code))
         if self.course(code).restricted_to and code not in self.forced:
-            offered = [i for i in offered if self.open_at(code, i)]
+            offered = [i for i in offered if self.open_standings(code, i)]
         if code in self.fixed:
             code_term = self.fixed[code]
             return [i for i in offered if codes[i] == code_term]
@@ -363,16 +363,19 @@ class Prep:
             return offered
         return [i for i in offered if codes[i] not in barred]
 
+    def open_standings(self, code: str, i: int) -> list[int]:
+        """The standings (indexes into STANDINGS) the student may have at the start of ``i``
+        that may take ``code`` (``restricted_to``): projected, so a juniors' course is
+        plannable wherever junior standing may be reached; ``PlanModel`` holds it there."""
+        course = self.course(code)
+        lo, hi = self.standings[i]
+        return [k for k in range(lo, hi + 1) if course.open_to(STANDINGS[k])]
+
     def open_at(self, code: str, i: int) -> bool:
         """Whether every standing the student can have at the start of ``i`` may take
-        ``code`` (``restricted_to``). Safe whatever the plan, so the models need no standing
-        literals for it: a first-year seminar stays open in the terms a first-year surely
-        still is one, and a time-free course choice never picks a course no term can hold."""
-        course = self.course(code)
-        if not course.restricted_to:
-            return True
+        ``code``: then a placement there needs no standing literal."""
         lo, hi = self.standings[i]
-        return all(course.open_to(STANDINGS[k]) for k in range(lo, hi + 1))
+        return len(self.open_standings(code, i)) == hi - lo + 1
 
     def named_in_pool(self) -> set[str]:
         """Courses some pool course names as a prerequisite or corequisite (so none of them

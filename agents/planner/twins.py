@@ -65,6 +65,7 @@ def twin_groups(p: Prep, taken: Mapping[str, object], units: Mapping[str, int]) 
             p.misfit(c) + filler_misfit(p, c),
             p.analysis.est.get(c, 0),
             course.level,
+            tuple(course.restricted_to),
         )
         groups.setdefault(key, []).append(c)
     return [sorted(g) for g in groups.values() if len(g) > 1]
