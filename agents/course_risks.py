@@ -6,7 +6,11 @@
   next offering after the planned one (``agents.catalog.next_offered``: the pattern and the
   published schedules) is past graduation;
 - possibly discontinued courses (``status: dormant``): one risk per course, naming when it
-  last ran (``agents.catalog.dormant_note``), whatever slot it fills.
+  last ran (``agents.catalog.dormant_note``), whatever slot it fills;
+- a course a student arranges (``free_elective`` false: an internship, independent study)
+  counted toward a requirement that lets it in only by number, subject or level, and not
+  asked for: the planner takes one only where no regular course fits
+  (``agents.planner.risky``), and it still has to be arranged.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from agents.catalog import (
     ConsentCond,
     CourseCond,
     CourseRequirement,
+    CourseSetRequirement,
     PrereqNode,
     RequirementNode,
     Term,
@@ -31,8 +36,8 @@ LOOKAHEAD = 12
 
 
 def course_risks(ctx: PlanCheck) -> list[Risk]:
-    """Consent, then alternate-year offerings, then possibly discontinued courses."""
-    return consent_risks(ctx) + offering_risks(ctx) + dormant_risks(ctx)
+    """Consent, alternate-year offerings, possibly discontinued and arranged courses."""
+    return consent_risks(ctx) + offering_risks(ctx) + dormant_risks(ctx) + arranged_risks(ctx)
 
 
 def consent_risks(ctx: PlanCheck) -> list[Risk]:
@@ -135,17 +140,60 @@ def dormant_risks(ctx: PlanCheck) -> list[Risk]:
     return risks
 
 
+def arranged_risks(ctx: PlanCheck) -> list[Risk]:
+    """Arranged courses (an internship, independent study) the plan counts toward a
+    requirement that does not name them, without the student asking for them."""
+    c = ctx.schedule.constraints
+    asked = set(c.include) | set(c.fixed) | set(c.forced) if c is not None else set()
+    risks: list[Risk] = []
+    for t in ctx.enrolled_terms:
+        for sc in t.courses:
+            course = ctx.catalog.course_by_code.get(sc.course)
+            if course is None or course.free_elective or sc.course in asked:
+                continue
+            nodes = [n for key in sc.satisfies if (n := _node(ctx, key)) is not None]
+            if not nodes or any(_names(n, course.code, course.attributes) for n in nodes):
+                continue
+            where = ", ".join(n.title or n.id for n in nodes)
+            risks.append(
+                Risk(
+                    kind="other",
+                    message=f"{sc.course} ({course.title}) is arranged with the department "
+                    f"rather than enrolled in like a regular course; the plan counts it "
+                    f"toward {where} in {label(t.term)} only because no regular course fits "
+                    "there - arrange it early, or ask an advisor for a substitute",
+                    term=t.term,
+                )
+            )
+    return risks
+
+
+def _node(ctx: PlanCheck, key: str) -> RequirementNode | None:
+    """The requirement node ``key`` ('PROGRAM/requirement-id') names, if any."""
+    program, _, req_id = key.partition("/")
+    prog = ctx.catalog.program_by_code.get(program)
+    stack: list[RequirementNode] = [prog.requirement] if prog is not None else []
+    while stack:
+        node = stack.pop()
+        if node.id == req_id:
+            return node
+        stack.extend(getattr(node, "children", []))
+    return None
+
+
+def _names(node: RequirementNode, code: str, attributes: list[str]) -> bool:
+    """Whether ``node`` names the course (by code or attribute), not merely lets it in."""
+    if isinstance(node, CourseRequirement):
+        return node.course == code
+    if isinstance(node, CourseSetRequirement):
+        return code in node.courses or bool(set(node.attributes) & set(attributes))
+    return False
+
+
 def _named_requirement(ctx: PlanCheck, satisfies: list[str], code: str) -> bool:
     """Whether the course fills a requirement that names it alone (no substitute)."""
     for key in satisfies:
-        program, _, req_id = key.partition("/")
-        prog = ctx.catalog.program_by_code.get(program)
-        if prog is None:
-            continue
-        stack: list[RequirementNode] = [prog.requirement]
-        while stack:
-            node = stack.pop()
-            if node.id == req_id and isinstance(node, CourseRequirement):
-                return node.course == code
-            stack.extend(getattr(node, "children", []))
+        node = _node(ctx, key)
+        if isinstance(node, CourseRequirement):
+            return node.course == code
     return False

@@ -3,9 +3,10 @@ would choose them (issue #17):
 
 - only courses one fills a schedule with (``fit.may_fill``): no practicum, internship or
   independent study (``Course.free_elective``), no dormant or retired course, none the
-  student already passed. The pool never offers another as a filler, and the models take
-  one only where a requirement counts it (``counted_only``) - unless the student asks for
-  it, it is required, or another candidate needs it as a prerequisite;
+  student already passed, none the record is past (``behind_record``). The pool never
+  offers another as a filler, and the models take one only where a requirement counts it
+  (``counted_only``) - unless the student asks for it, it is required, or another
+  candidate needs it as a prerequisite;
 - full-size courses before small ones: with 1-credit courses, four quarter-credit courses
   are four registrations for the credit of one. A course smaller than the catalog's typical
   one (``fit.undersized``) weighs ``UNDERSIZED`` in the free-choice tie-break
@@ -28,8 +29,45 @@ ARRANGED = 3  # more than any miss of a regular course
 
 
 def filler(prep: Prep, code: str) -> bool:
-    """Whether the planner may add ``code`` on its own as a free elective."""
-    return may_fill(prep.course(code), code in prep.history.passed)
+    """Whether the planner may add ``code`` on its own as a free elective: ``may_fill``, and
+    not behind the record (``behind_record``: no introductory calculus after multivariable
+    calculus)."""
+    if not may_fill(prep.course(code), code in prep.history.passed):
+        return False
+    return code not in behind_record(prep)
+
+
+def behind_record(prep: Prep) -> frozenset[str]:
+    """Courses the record is already past: those a passed course builds on (named in its
+    prerequisites or corequisites, transitively), and the introductory courses (the
+    subject's lowest level in the catalog) of a subject where a passed course is above
+    that level. Kept per prep."""
+    hit = prep.derived.get("fillers.behind")
+    if isinstance(hit, frozenset):
+        return hit
+    named, courses = prep.index.named, prep.catalog.course_by_code
+    behind: set[str] = set()
+    todo = [c for c in sorted(prep.history.passed) if c in courses]
+    while todo:
+        for n, _ in named.get(todo.pop(), ()):
+            if n not in behind:
+                behind.add(n)
+                todo.append(n)
+    lowest: dict[str, int] = {}
+    for c in prep.catalog.courses:
+        lowest[c.subject_code] = min(lowest.get(c.subject_code, c.level), c.level)
+    past = {
+        courses[c].subject_code
+        for c in prep.history.passed
+        if c in courses and courses[c].level > lowest[courses[c].subject_code]
+    }
+    behind.update(
+        c.code
+        for c in prep.catalog.courses
+        if c.subject_code in past and c.level == lowest[c.subject_code]
+    )
+    out = prep.derived["fillers.behind"] = frozenset(behind)
+    return out
 
 
 def filler_misfit(prep: Prep, code: str) -> int:

@@ -50,6 +50,10 @@ class Leaf:
     options: list[str] = field(default_factory=list)  # kept after pruning (history + pool)
     caps: list[LeafCap] = field(default_factory=list)
     min_subjects: int = 0  # the counted courses come from at least this many subjects
+    # Courses the node names (by code or attribute), not merely lets in (a code pattern, a
+    # subject or a level): an internship counts toward "any course numbered 300 or above"
+    # only as a last resort (``agents.planner.risky``).
+    named: frozenset[str] = frozenset()
 
     @property
     def label(self) -> str:
@@ -81,6 +85,7 @@ def compile_requirements(catalog: Catalog, program: Program) -> tuple[ReqTree, l
         if isinstance(node, CourseRequirement):
             leaf = Leaf(program.code, node.id, "course", 1, 0.0, node.min_grade, mandatory)
             leaf.matching = [node.course] if node.course in catalog.course_by_code else []
+            leaf.named = frozenset(leaf.matching)
         else:
             assert isinstance(node, CourseSetRequirement)
             leaf = Leaf(
@@ -97,6 +102,12 @@ def compile_requirements(catalog: Catalog, program: Program) -> tuple[ReqTree, l
             if key not in cache:
                 cache[key] = sorted(c.code for c in catalog.courses if node.matches(c))
             leaf.matching = list(cache[key])
+            attrs = set(node.attributes)
+            leaf.named = frozenset(
+                c
+                for c in leaf.matching
+                if c in node.courses or attrs.intersection(catalog.course(c).attributes)
+            )
             leaf.min_subjects = node.min_subjects or 0
             for cap in node.caps:
                 covered = frozenset(c for c in leaf.matching if cap.matches(catalog.course(c)))

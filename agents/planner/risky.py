@@ -4,6 +4,9 @@ after the earliest graduation and before the fewest units.
 - a **dormant** course (``Course.status``: not run for several years, possibly
   discontinued) outside the required courses: another option of the same course set, or
   another elective, is preferred even at more units;
+- a course a student **arranges** (an internship, independent study: ``free_elective``
+  false) that a requirement lets in only by number, subject or level (``Leaf.named``), not
+  asked for: a regular course of the requirement is preferred even at more units;
 - a course taken **on consent although a course route exists** ("X or permission of the
   instructor"): taking X first is preferred even at X's units, and consent is used only
   when X does not fit before the course by the earliest graduation. A course whose
@@ -54,19 +57,41 @@ def route_exists(prep: Prep, node: PrereqNode | None) -> bool:
 def risky_parts(
     prep: Prep, taken: Mapping[str, cp_model.IntVar], consent: Mapping[str, cp_model.IntVar]
 ) -> list[Part]:
-    """Dormant optional courses taken, then courses on consent that have a course route
-    (``consent``: the models' per-course "someone signs" literals); empty parts left out."""
+    """Dormant optional courses taken, then arranged stand-ins, then courses on consent that
+    have a course route (``consent``: the models' per-course "someone signs" literals);
+    empty parts left out."""
     dormant = [v for c, v in taken.items() if c not in prep.must and _dormant(prep, c)]
+    arranged = [v for c, v in taken.items() if arranged_stand_in(prep, c)]
     routine = [v for c, v in consent.items() if route_exists(prep, prep.course(c).prerequisites)]
-    return [(cp_model.LinearExpr.sum(vs), len(vs)) for vs in (dormant, routine) if vs]
+    return [(cp_model.LinearExpr.sum(vs), len(vs)) for vs in (dormant, arranged, routine) if vs]
 
 
 def risky_count(prep: Prep, planned: Collection[str], on_consent: Collection[str]) -> int:
-    """The risky part of a finished plan: its dormant optional courses plus its courses on
-    consent (``on_consent``, from ``result.consent_needed``) that have a course route."""
+    """The risky part of a finished plan: its dormant optional courses and arranged
+    stand-ins plus its courses on consent (``on_consent``, from ``result.consent_needed``)
+    that have a course route."""
     dormant = sum(1 for c in planned if c not in prep.must and _dormant(prep, c))
+    arranged = sum(1 for c in planned if arranged_stand_in(prep, c))
     routine = sum(1 for c in on_consent if route_exists(prep, prep.course(c).prerequisites))
-    return dormant + routine
+    return dormant + arranged + routine
+
+
+def arranged_stand_in(prep: Prep, code: str) -> bool:
+    """Whether ``code`` is a course a student arranges rather than fills a schedule with
+    (``free_elective`` false: an internship, independent study, a thesis) that no
+    requirement of the student's programs names (by code or attribute) - a requirement
+    lets it in only by number, subject or level ("any course numbered 300 or above") - and
+    the student did not ask for (required, included, pinned or forced)."""
+    if prep.course(code).free_elective or code in prep.must or code in prep.forced:
+        return False
+    if code in prep.fixed or code in prep.include:
+        return False  # asked for by name (an interest matched by words is not asking)
+    named = prep.derived.get("risky.named")
+    if not isinstance(named, frozenset):
+        named = prep.derived["risky.named"] = frozenset(
+            c for leaf in prep.leaves for c in leaf.named
+        )
+    return code not in named
 
 
 def consent_needed(prep: Prep, placement: dict[str, int]) -> list[str]:
