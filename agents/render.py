@@ -39,6 +39,14 @@ OUTCOME_LABEL: dict[str, str] = {
 }
 
 
+def outcome_label(outcome: str, infeasible_kind: str | None = None) -> str:
+    """How reports and the batch index name an outcome: a request whose planner ran out of
+    time is "No plan in time", never "Infeasible" (nothing was proved)."""
+    if outcome == "infeasible" and infeasible_kind == "timed_out":
+        return "No plan in time"
+    return OUTCOME_LABEL.get(outcome, outcome)
+
+
 def _num(x: float) -> str:
     return f"{x:g}"
 
@@ -122,7 +130,7 @@ def view(rec: Recommendation) -> dict[str, Any]:
         "rec": rec,
         "unit": unit_name(),
         "term_word": term_word(),
-        "outcome_label": OUTCOME_LABEL[rec.outcome],
+        "outcome_label": outcome_label(rec.outcome, rec.infeasible_kind),
         "intent": _words(rec.intent),
         "programs": program_labels(rec),
         "close": close_view(rec),

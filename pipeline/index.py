@@ -38,6 +38,9 @@ def _outcome_facts(out_dir: Path, rid: str) -> dict[str, Any]:
         "risks": len(rec.get("risks") or []),
         "report": f"{rid}.html" if (out_dir / f"{rid}.html").is_file() else None,
         "summary": rec.get("summary", ""),
+        # No plan before a time limit ran out is not a finding of infeasibility.
+        "timed_out": rec.get("outcome") == "infeasible"
+        and rec.get("infeasible_kind") == "timed_out",
     }
 
 
@@ -57,7 +60,7 @@ def index_rows(out_dir: Path, lines: list[str]) -> list[dict[str, Any]]:
                 "id": rid or "",
                 "source": row.get("source") or "",
                 "status": row.get("status") or "",
-                "outcome": row.get("outcome") or "",
+                "outcome": "timed_out" if facts.get("timed_out") else row.get("outcome") or "",
                 "rounds": row.get("rounds") if row.get("rounds") is not None else "",
                 "graduation": facts.get("graduation", ""),
                 "graduation_label": facts.get("graduation_label", ""),

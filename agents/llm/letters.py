@@ -228,6 +228,8 @@ def letter_view(draft: Recommendation) -> dict[str, Any]:
     return {
         "first_name": first,
         "outcome": draft.outcome,
+        # No plan within the planner's limits: not a finding that none exists.
+        "timed_out": draft.outcome == "infeasible" and draft.infeasible_kind == "timed_out",
         "progress_check": draft.intent == "check_progress" and draft.outcome == "answered",
         "summary": _policy_words(draft.summary, headings, draft.programs),
         "answer": _policy_words(draft.answer, headings, draft.programs) if draft.answer else None,
