@@ -72,6 +72,15 @@ def run(case: Case, tools: Toolbox) -> Critique:
                     # A course refused outright (avoided) is said once, as such.
                     if change.after.get(key) != was and key not in refused:
                         moved.setdefault(key, (str(was), change.rule_id, change.reason))
+    # Units wanted next term ('24 units next quarter') that a round's cap took down.
+    lighter: dict[str, tuple[float, str | None, str]] = {}
+    nxt, wish = intake.profile.next_term, intake.goals.next_term_units
+    for refinement in case.refinements if wish is not None else []:
+        for change in refinement.changes:
+            if change.field != "term_min_units" or wish is None:
+                continue
+            if change.after.get(nxt, 0) < change.before.get(nxt, 0):
+                lighter.setdefault(nxt, (wish, change.rule_id, change.reason))
     return review(
         intake,
         case.schedule,
@@ -80,6 +89,7 @@ def run(case: Case, tools: Toolbox) -> Critique:
         decisions=case.approvals,
         refused=refused,
         moved=moved,
+        lighter=lighter,
     )
 
 
@@ -91,12 +101,14 @@ def review(
     decisions: tuple[ApprovalItem, ...] = (),
     refused: dict[str, tuple[str | None, str]] | None = None,
     moved: dict[str, tuple[str, str | None, str]] | None = None,
+    lighter: dict[str, tuple[float, str | None, str]] | None = None,
 ) -> Critique:
     """Critique ``schedule``: every fact checked comes from the schedule, the record and
     the catalog; ``decisions`` are the approvals and denials recorded on this run;
     ``refused``: courses earlier rounds took out (rule id, reason), asked for or not;
     ``moved``: courses wanted in a term (course -> term) and numbers of courses wanted in a
-    term (term -> count) that earlier rounds let go of, each with the rule and reason."""
+    term (term -> count) that earlier rounds let go of, each with the rule and reason;
+    ``lighter``: units wanted in a term (term -> units) that earlier rounds capped."""
     ctx = PlanCheck(
         catalog=tools.catalog,
         profile=intake.profile,
@@ -112,7 +124,7 @@ def review(
     else:
         found = check_plan(ctx)
         risks = found.risks + plan_risks(ctx, intake) + _dropped(ctx, dropped or {})
-        risks += _moved(ctx, moved or {})
+        risks += _moved(ctx, moved or {}) + _lighter(ctx, lighter or {})
         approval = verdict(found.violations)
         critique = Critique(
             status="done",
@@ -242,6 +254,22 @@ def _moved(ctx: PlanCheck, moved: dict[str, tuple[str, str | None, str]]) -> lis
             then = f"takes it in {label(where[key])}" if key in where else "leaves it out"
             message = f"{key} was wanted in {label(was)} but the plan {then}: {reason}"
             out.append(Risk(kind="load", message=message, term=was, rule_id=rule_id, citation=cite))
+    return out
+
+
+def _lighter(ctx: PlanCheck, lighter: dict[str, tuple[float, str | None, str]]) -> list[Risk]:
+    """Terms planned with fewer units than were wanted there, with the rule that capped
+    them."""
+    load = {t.term: t.units for t in ctx.schedule.terms}
+    out: list[Risk] = []
+    for term, (was, rule_id, reason) in sorted(lighter.items()):
+        if load.get(term, 0) < was:
+            has = count_text(load.get(term, 0), ctx.unit_name)
+            message = f"{count_text(was, ctx.unit_name)} were wanted in {label(term)} but the "
+            message += f"plan takes {has}: {reason}"
+            cite = ctx.cite(rule_id) if rule_id else None
+            risk = Risk(kind="load", message=message, term=term, rule_id=rule_id, citation=cite)
+            out.append(risk)
     return out
 
 

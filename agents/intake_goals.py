@@ -1,6 +1,6 @@
-"""The intake's goals: the graduation target, the student's own load caps, the number of
-courses wanted next term, and the optional terms (summer, a January interim) the student
-will take courses in.
+"""The intake's goals: the graduation target, the student's own load caps, the load
+(courses, units or both) wanted next term, and the optional terms (summer, a January
+interim) the student will take courses in.
 
 Split from ``agents.intake`` to keep each module readable in one sitting; the intake stage
 uses ``read_goals`` and shares the ``Collector`` of notes and open questions.
@@ -76,6 +76,7 @@ def read_goals(request: PlanRequest, ext: IntakeExtraction, current: Term, c: Co
     units = request.max_units_per_term or ext.max_units_per_term
     courses = request.max_courses_per_term or ext.max_courses_per_term
     wanted = request.next_term_courses or ext.next_term_courses
+    load = request.next_term_units or ext.next_term_units
     terms, kinds = _optional(request, ext, current, c)
     return Goals(
         target_graduation=target,
@@ -83,6 +84,7 @@ def read_goals(request: PlanRequest, ext: IntakeExtraction, current: Term, c: Co
         max_units_per_term=units if units and units > 0 else None,
         max_courses_per_term=courses if courses and courses > 0 else None,
         next_term_courses=wanted if wanted and wanted > 0 else None,
+        next_term_units=load if load and load > 0 else None,
         optional_terms=terms,
         optional_kinds=kinds,
         close_programs=request.close_programs or ext.close_programs,

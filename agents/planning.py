@@ -16,7 +16,11 @@ re-plans around section clashes).
   are planned only as the request allows: the terms and kinds of the intake's goals.
   Courses wanted in a term (named in a next-term request, pinned, registered for) lift that
   term's cap to their load when they exceed it: the critique, not an "infeasible", says
-  whether the student may carry it (an overload they are or are not eligible for).
+  whether the student may carry it (an overload they are or are not eligible for). So does
+  the load the student says for the next term ("six courses (24 units) next quarter"): that
+  many courses, and at least - aiming at no more than - that many units, above the
+  catalog's limits if need be; the critique asks the approval a rule names, or says which
+  rule stops the wish.
 - ``to_plan_constraints``: a constraint set plus what the next term's sections and the
   student's interests add (pairs that always clash, courses that break the free-time
   wishes, interest scores), as ``PlanConstraints``.
@@ -31,8 +35,16 @@ from __future__ import annotations
 from agents.artifacts import ConstraintSet, IntakeResult
 from agents.audit import AuditReport
 from agents.catalog import STANDINGS, ClassStanding, Term, credit_sum, offered_in
+from agents.catalog.credits import typical_credits
 from agents.planner import PlanConstraints, StandardLoads, never_free
-from agents.policy import catalog_load_caps, kind_course_caps, kind_terms, term_kind_caps
+from agents.policy import (
+    catalog_load_caps,
+    kind_course_caps,
+    kind_terms,
+    plain_course_cap,
+    term_kind_caps,
+)
+from agents.policy.conditions import named_kinds
 from agents.toolbox import Toolbox
 
 
@@ -104,12 +116,16 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
     # round 1, in those terms only.
     kind_courses = kind_course_caps(tools.catalog, STANDINGS[STANDINGS.index(now) :])
     most = {code: int(n) for code, n in kind_terms(kind_courses, first, horizon).items()}
-    fewest: dict[str, int] = {}
-    if goals.next_term_courses is not None:
-        fewest[intake.profile.next_term] = goals.next_term_courses
+    fewest, floors = _next_term_load(intake, tools, most, first, fixed)
     if goals.max_units_per_term is None:
         # (With a cap of their own, courses above it contradict it: the planner says so.)
-        _hold_wanted(fixed, fewest, term_caps, cap, by_standing, intake, tools)
+        _hold_wanted(fixed, fewest, floors, term_caps, cap, by_standing, intake, tools)
+    if (aim := floors.get(intake.profile.next_term)) is not None:
+        # The units wanted are the term's aim as well as its floor: no more than the
+        # courses' sizes make them, above the cap or below it ('8 units next quarter').
+        loads = loads or StandardLoads(max_units_per_term=cap, standing_max_units=by_standing)
+        aims = {**loads.term_max_units, intake.profile.next_term: aim}
+        loads = loads.model_copy(update={"term_max_units": aims})
     return ConstraintSet(
         max_units_per_term=cap,
         term_max_units=term_caps,
@@ -119,6 +135,7 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
         max_courses_per_term=goals.max_courses_per_term,
         term_min_courses=fewest,
         term_max_courses=most,
+        term_min_units=floors,
         terms_away=list(intake.constraints.terms_away),
         optional_terms=list(goals.optional_terms),
         optional_kinds=list(goals.optional_kinds),
@@ -129,9 +146,44 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
     )
 
 
+def _next_term_load(
+    intake: IntakeResult,
+    tools: Toolbox,
+    most: dict[str, int],
+    first: str,
+    fixed: dict[str, str],
+) -> tuple[dict[str, int], dict[str, float]]:
+    """The load the student wants next term, as they said it: that many courses (``most``
+    gets the count too, or the courses held there when more; a lower limit for the term's
+    kind stands), at least that many units (``initial_constraints`` aims at no more). A
+    count above the catalog's course limit (which a rule may let an approval raise) holds
+    the other terms within the limit one by one: a general limit would hold the wished term
+    too. Returns (fewest courses, fewest units) by term."""
+    goals, nxt = intake.goals, intake.profile.next_term
+    fewest: dict[str, int] = {}
+    floors: dict[str, float] = {}
+    n = goals.next_term_courses
+    now = intake.profile.class_standing
+    plain = plain_course_cap(tools.catalog, STANDINGS[STANDINGS.index(now) :])
+    if n is not None:
+        fewest[nxt] = n
+        top = max(n, sum(1 for term in fixed.values() if term == nxt))
+        most[nxt] = min(most.get(nxt, top), top)
+    if n is not None and plain is not None and n > plain:
+        rules = [r for r in tools.catalog.policies if r.kind == "max_courses_per_term"]
+        named = named_kinds(rules)
+        every = {k.code: plain for k in tools.catalog.calendar.terms if k.code not in named}
+        for code, limit in kind_terms(every, first, tools.horizon_terms).items():
+            most.setdefault(code, int(limit))
+    if goals.next_term_units is not None:
+        floors[nxt] = goals.next_term_units
+    return fewest, floors
+
+
 def _hold_wanted(
     fixed: dict[str, str],
     fewest: dict[str, int],
+    floors: dict[str, float],
     term_caps: dict[str, float],
     cap: float,
     by_standing: dict[ClassStanding, float],
@@ -148,7 +200,9 @@ def _hold_wanted(
     - so many courses wanted next term (``fewest``, 'five courses next semester'): the cap
       lifts to the highest load any rule allows a student of the standing they will have
       then (the overload ceiling), or to what that many of the lightest courses offered then
-      carry, when more.
+      carry, or that many of the usual size, when more;
+    - so many units wanted next term (``floors``, 'six courses (24 units) next quarter')
+      above its cap: the cap lifts to them, or to the overload ceiling when higher.
 
     The standing at the start of the next term is known; a later term's is not, and the
     general cap stands for it."""
@@ -159,14 +213,26 @@ def _hold_wanted(
         if code in catalog.course_by_code:
             loads.setdefault(term, []).append(catalog.course(code).units)
     wanted = {term: credit_sum(units) for term, units in loads.items()}
+    ceiling = catalog_load_caps(catalog, then).ceiling
     if (n := fewest.get(p.next_term)) is not None:
         nxt = Term.parse(p.next_term)
         lightest = sorted(c.units for c in catalog.courses if offered_in(catalog, c, nxt))
-        top = max(catalog_load_caps(catalog, then).ceiling, credit_sum(lightest[:n]))
+        # Room for that many courses of the usual size too: with a cap only an approval
+        # lifts (no overload rule), a lower cap fills the count with the smallest courses.
+        usual = n * typical_credits(lightest)
+        top = max(ceiling, credit_sum(lightest[:n]), usual)
         wanted[nxt.code] = max(wanted.get(nxt.code, top), top)
-    for term, load in wanted.items():
+
+    def held(term: str) -> float:
         standing_cap = by_standing.get(then, cap) if term == p.next_term else cap
-        if load > term_caps.get(term, min(cap, standing_cap)):
+        return term_caps.get(term, min(cap, standing_cap))
+
+    units = floors.get(p.next_term)
+    if units is not None and units > held(p.next_term):
+        top = max(units, ceiling)
+        wanted[p.next_term] = max(wanted.get(p.next_term, top), top)
+    for term, load in wanted.items():
+        if load > held(term):
             term_caps[term] = load
 
 

@@ -1,7 +1,9 @@
 """The refinement agent: turns a critique's suggested modifications into the constraint set
 for the next scheduling round, recording every change (field, before, after, reason, rule).
 
-- caps only ever lower a limit and floors only ever raise one, so the loop converges;
+- caps only ever lower a limit and floors only ever raise one, so the loop converges; a
+  cap takes down what was wanted in a term above it (a number of courses, units: the
+  floor), and a course cap the units wanted with that number, in proportion;
 - ``relax_target`` clears the target term: the planner then finds the earliest graduation
   that fits the new caps, and the critique reports a missed target as a risk;
 - ``needs_approval`` changes nothing: an approval is a person's decision, asked for when
@@ -122,19 +124,23 @@ def _apply(data: dict[str, Any], mod: Modification) -> dict[str, Any]:
     caps: dict[str, float] = dict(data["term_max_units"])
     # A number of courses wanted in a term gives way to a cap on it: the cap decides the load.
     fewest: dict[str, int] = dict(data["term_min_courses"])
+    # So do units wanted in a term (or a floor): the term keeps as many as the cap allows.
+    floors: dict[str, float] = dict(data["term_min_units"])
     match mod.action:
         case "cap_all_terms_units" if v is not None:
             # A per-term override above the new cap would let that term keep the overload.
             lowered = {t: min(c, v) for t, c in caps.items()}
-            return {
+            out = {
                 "max_units_per_term": min(general, v),
                 "term_max_units": lowered,
                 "term_min_courses": {},
             }
+            return _floors(out, floors, {t: min(x, lowered.get(t, v)) for t, x in floors.items()})
         case "cap_term_units" if v is not None and term:
             caps[term] = min(caps.get(term, general), v)
             fewest.pop(term, None)
-            return {"term_max_units": caps, "term_min_courses": fewest}
+            lower = {**floors, term: min(floors[term], caps[term])} if term in floors else floors
+            return _floors({"term_max_units": caps, "term_min_courses": fewest}, floors, lower)
         case "floor_term_units" if v is not None and term:
             floors = dict(data["term_min_units"])
             floors[term] = max(floors.get(term, data["min_units_per_term"]), v)
@@ -143,16 +149,15 @@ def _apply(data: dict[str, Any], mod: Modification) -> dict[str, Any]:
             # A rule for a kind of term (one course in the interim) stays in its terms.
             seats: dict[str, int] = dict(data["term_max_courses"])
             seats[term] = int(min(seats.get(term, v), v))
-            if term in fewest:
-                fewest[term] = min(fewest[term], seats[term])
-            return {"term_max_courses": seats, "term_min_courses": fewest}
+            fewer = {**fewest, term: min(fewest[term], seats[term])} if term in fewest else fewest
+            out = {"term_max_courses": seats, "term_min_courses": fewer}
+            return _floors(out, floors, _scaled(floors, fewest, fewer))
         case "cap_courses_per_term" if v is not None:
             old = data["max_courses_per_term"]
             most = int(v if old is None else min(old, v))
-            return {
-                "max_courses_per_term": most,
-                "term_min_courses": {t: min(n, most) for t, n in fewest.items()},
-            }
+            fewer = {t: min(n, most) for t, n in fewest.items()}
+            out = {"max_courses_per_term": most, "term_min_courses": fewer}
+            return _floors(out, floors, _scaled(floors, fewest, fewer))
         case "avoid_course" if course:
             return {
                 "avoid": sorted({*data["avoid"], course}),
@@ -172,6 +177,26 @@ def _apply(data: dict[str, Any], mod: Modification) -> dict[str, Any]:
             return {}
     log.warning("refinement.incomplete_suggestion", suggestion=mod.model_dump())
     return {}
+
+
+def _floors(
+    out: dict[str, Any], floors: dict[str, float], lower: dict[str, float]
+) -> dict[str, Any]:
+    """``out`` with the term floors ``lower`` when they differ from ``floors``."""
+    return out if lower == floors else {**out, "term_min_units": lower}
+
+
+def _scaled(
+    floors: dict[str, float], fewest: dict[str, int], fewer: dict[str, int]
+) -> dict[str, float]:
+    """The units wanted in a term (its floor), in proportion to the courses wanted there
+    when a cap lowers their number: 'six courses (24 units)' held to five keeps 20 units,
+    not 24 in five courses."""
+    out = dict(floors)
+    for t, n in fewest.items():
+        if t in out and fewer.get(t, n) < n:
+            out[t] = round(out[t] * fewer[t] / n, 2)
+    return out
 
 
 def _pins_within_caps(

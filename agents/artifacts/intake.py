@@ -59,6 +59,9 @@ class Goals(Artifact):
     next_term_courses: int | None = Field(
         default=None, description="Courses the student wants to take in the next term."
     )
+    next_term_units: float | None = Field(
+        default=None, description="Units the student wants to take in the next term."
+    )
     optional_terms: list[str] = Field(
         default_factory=list,
         description="Optional terms (summer, interim) the plan may use, as term codes, each "

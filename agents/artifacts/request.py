@@ -75,6 +75,14 @@ class PlanRequest(Artifact):
         "courses next semester'): planned as asked, and the critique says whether that load "
         "needs an overload approval the student may get. Not a cap (see max_courses_per_term).",
     )
+    next_term_units: float | None = Field(
+        default=None,
+        gt=0,
+        description="How many units the student wants to take in the next term ('six courses "
+        "(24 units) next quarter'): planned as asked, at least that many, with "
+        "next_term_courses when both are given; the critique says whether that load needs an "
+        "approval the student may get. Not a cap (see max_units_per_term).",
+    )
     terms_away: list[str] = Field(
         default_factory=list, description="Future terms away (abroad, leave), as term codes."
     )

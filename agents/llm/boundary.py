@@ -77,6 +77,12 @@ class IntakeExtraction(BaseModel):
         "without a cap ('I want to take 5 courses next semester' -> 5; 'at most 5 courses' is "
         "max_courses_per_term instead).",
     )
+    next_term_units: float | None = Field(
+        default=None,
+        description="How many units the student wants next term, when the text says so "
+        "without a cap ('six courses (24 units) next quarter' -> 24, with next_term_courses "
+        "6; 'at most 24 units' is max_units_per_term instead).",
+    )
     terms_away: list[str] = Field(default_factory=list, description="Terms away as codes.")
     optional_terms: list[str] = Field(
         default_factory=list,

@@ -1,10 +1,10 @@
 """The offline reader of a plan request's free text: rules, not a model.
 
 ``parse_request_text`` finds the intent, programs (by code, name or alias), a graduation
-target, load caps, a number of courses wanted next term, terms away, optional terms to take
-courses in (summer, interim), course codes, interests and free days or times. Every finding
-is checked against the catalog and explained in a note ("read 'CS minor' as CS-MIN
-(Computer Science minor)"); what cannot be resolved is returned as an ``unresolved``
+target, load caps, a load wanted next term (courses, units or both), terms away, optional
+terms to take courses in (summer, interim), course codes, interests and free days or times.
+Every finding is checked against the catalog and explained in a note ("read 'CS minor' as
+CS-MIN (Computer Science minor)"); what cannot be resolved is returned as an ``unresolved``
 phrase, never guessed. A relative target ("in 3.5 years") needs the student's start term;
 without it the phrase is unresolved. Given the student's declared programs, naming one of
 them ("finish economics", "I'm double majoring in math and statistics") is never a wish to
@@ -21,7 +21,7 @@ from agents.catalog.courses import code_subject
 from agents.errors import TermError
 from agents.llm.boundary import CoursePin, IntakeExtraction
 from agents.llm.textparse_optional import read_optional_terms
-from agents.llm.textparse_prefs import courses_wanted, interests_in, load_caps, time_preferences
+from agents.llm.textparse_prefs import interests_in, load_caps, load_wanted, time_preferences
 from agents.llm.textparse_programs import (
     Mention,
     Span,
@@ -287,10 +287,14 @@ def parse_request_text(
         elif what == "courses" and out.max_courses_per_term is None:
             out.max_courses_per_term = int(n)
             out.notes.append(f"read {phrase!r} as a cap of {int(n)} courses per term")
-    wanted = courses_wanted(text)
-    if wanted is not None:
-        out.next_term_courses, phrase = wanted
-        out.notes.append(f"read {phrase!r} as {wanted[0]} courses wanted next term")
+    wish = load_wanted(text)
+    if wish is not None:
+        out.next_term_courses, out.next_term_units = wish.courses, wish.units
+        load = [f"{wish.courses} courses"] if wish.courses is not None else []
+        if wish.units is not None:
+            load.append(f"{wish.units:g} {unit_name()}")
+        said = f"{load[0]} ({load[1]})" if len(load) == 2 else load[0]
+        out.notes.append(f"read {wish.phrase!r} as {said} wanted next term")
     adds = [m.span for m in mentions if m.role == "add"]
     out.interests.extend(interests_in(text, adds, out.notes))
     days, before, after, time_notes = time_preferences(text)

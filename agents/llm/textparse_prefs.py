@@ -8,7 +8,7 @@ can say how every finding was read.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Weekday = Literal["M", "T", "W", "R", "F", "S", "U"]
 Span = tuple[int, int]
@@ -17,7 +17,8 @@ _WORD_NUMS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
 }  # fmt: skip
-_N = r"([0-9]+(?:\.[0-9]+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_NUM = r"[0-9]+(?:\.[0-9]+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+_N = rf"({_NUM})"
 _WHAT = r"(units?|credits?|credit hours|hours|courses?|classes|class)"
 _CAP = (
     r"(?:no more than|not more than|at most|a maximum of|maximum of|max(?:imum)?(?: of)?|"
@@ -27,12 +28,26 @@ _CAP_RES = [
     re.compile(rf"\b{_CAP}\s+{_N}\s+{_WHAT}(?![\w-])", re.I),
     re.compile(rf"\b{_N}\s+{_WHAT}\s+(?:max(?:imum)?|at most|or (?:fewer|less))\b", re.I),
 ]
-# A number of courses wanted in the next term (not a cap): "5 courses next semester",
-# "next term I'd like to take five classes".
+# A load wanted in the next term (not a cap): a number of courses, units, or both - "5
+# courses next semester", "next term I'd like to take five classes", "six courses (24
+# units) next quarter", "24 units next quarter".
 _NEXT = r"(?:next|the next|this coming|the coming)\s+(?:semester|term|trimester|quarter)"
+_AMOUNT = r"(?:(?:quarter|semester)\s+)?(?:units?|credits?|credit hours|course units)"
+_COUNT = r"(?:courses|classes)"
+_JOIN = (
+    r"\s*[(,]?\s*(?:and|for|with|totall?ing|making|or|i\.e\.|so)?\s*"
+    r"(?:a total of|about|around|roughly)?\s*"
+)
+_LOADS = [  # (courses, then units) in each
+    rf"(?P<n>{_NUM})\s+{_COUNT}(?:{_JOIN}(?P<u>{_NUM})\s+{_AMOUNT}\)?)?",
+    rf"(?P<u>{_NUM})\s+{_AMOUNT}{_JOIN}(?P<n>{_NUM})\s+{_COUNT}\)?",
+]
+_TAKE = r"(?:take|taking|carry|carrying|do|doing|enroll(?:ing)? in|register(?:ing)? for)\s+"
 _WANTED_RES = [
-    re.compile(rf"\b{_N}\s+(?:courses|classes)\s+{_NEXT}\b", re.I),
-    re.compile(rf"\b{_NEXT}\b[^.;!?\n]{{0,40}}?\b{_N}\s+(?:courses|classes)\b", re.I),
+    *(re.compile(rf"\b{load}\s*,?\s+(?:in\s+|during\s+)?{_NEXT}\b", re.I) for load in _LOADS),
+    re.compile(rf"\b(?P<u>{_NUM})\s+{_AMOUNT}\s*,?\s+(?:in\s+|during\s+)?{_NEXT}\b", re.I),
+    *(re.compile(rf"\b{_NEXT}\b[^.;!?\n]{{0,40}}?\b{load}", re.I) for load in _LOADS),
+    re.compile(rf"\b{_NEXT}\b[^.;!?\n]{{0,40}}?\b{_TAKE}(?P<u>{_NUM})\s+{_AMOUNT}\b", re.I),
 ]
 _CAP_BEFORE = re.compile(rf"{_CAP}\s*$", re.I)
 
@@ -127,15 +142,28 @@ def load_caps(text: str) -> list[tuple[str, float, str]]:
     return [(w, n, p) for _, w, n, p in sorted(found)]
 
 
-def courses_wanted(text: str) -> tuple[int, str] | None:
-    """How many courses the student wants next term and the words ('5 courses next
-    semester'); None when the text gives no such number or gives it as a cap ('at most 5
-    courses next term' is one, read by ``load_caps``)."""
+class LoadWish(NamedTuple):
+    """A load the student wants in the next term: a number of courses, units, or both."""
+
+    courses: int | None
+    units: float | None
+    phrase: str
+
+
+def load_wanted(text: str) -> LoadWish | None:
+    """The load the student wants next term and the words ('5 courses next semester', 'six
+    courses (24 units) next quarter', '24 units next quarter'); None when the text gives no
+    such load or gives it as a cap ('at most 5 courses next term' is one, read by
+    ``load_caps``)."""
     for rx in _WANTED_RES:
         for m in rx.finditer(text):
-            if _CAP_BEFORE.search(text[: m.start(1)]):
+            found = {g: m.group(g) for g in ("n", "u") if g in rx.groupindex and m.group(g)}
+            if _CAP_BEFORE.search(text[: min(m.start(g) for g in found)]):
                 continue
-            return int(_num(m.group(1))), m.group(0)
+            courses = int(_num(found["n"])) if "n" in found else None
+            units = _num(found["u"]) if "u" in found else None
+            if (courses is None or courses > 0) and (units is None or units > 0):
+                return LoadWish(courses, units, m.group(0))
     return None
 
 

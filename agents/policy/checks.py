@@ -6,7 +6,8 @@ holds, else ``limit``), and a message about a limit from a row says why it appli
 
 Other per-term rules: ``min_units_per_term`` applies to the regular terms before the last
 one (the final term only finishes the degree; terms away have no courses);
-``max_courses_per_term`` to every term the rule covers (``conditions.governs``); the fixes
+``max_courses_per_term`` to every term the rule covers (``agents.policy.course_load``:
+an approval asked for courses wanted above a limit that names an approver); the fixes
 suggested for load problems cover every term, since capping or flooring only the offending
 term lets the solver move the problem next door. The rules that read the record
 (``repeat_limit``, ``pass_fail_limit``, ``academic_standing``) are in
@@ -40,7 +41,8 @@ from agents.artifacts import (
 )
 from agents.audit import sharing_limit
 from agents.catalog import Catalog, PolicyRule, Term, count_text, credit_sub, credit_sum, singular
-from agents.policy.conditions import because, governs, named_kinds
+from agents.policy.conditions import because
+from agents.policy.course_load import check_courses_per_term
 from agents.policy.loads import check_loads, check_min_load
 from agents.policy.plancheck import Findings, PlanCheck, add_violation
 from agents.policy.records import check_pass_fail, check_repeats, check_standing
@@ -52,44 +54,6 @@ from agents.policy.rules import (
 )
 
 log = structlog.get_logger(__name__)
-
-
-def check_courses_per_term(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
-    """Courses per term, in the terms the rule covers (plain: every regular term and the
-    optional terms no course-count rule names), the limit looked up per term."""
-    named = named_kinds(r for r in ctx.catalog.policies if r.kind == rule.kind)
-    standings = ctx.standings
-    scoped = bool(rule.term_kinds_named)  # a rule for kinds of term: fixed in those terms
-    lowest: float | None = None
-    for t in ctx.enrolled_terms:
-        if not governs(rule, Term.parse(t.term), named, optional_terms=True):
-            continue
-        limit, why = ctx.threshold(rule, ctx.term_facts(t.term, standings[t.term]))
-        if limit is None or len(t.courses) <= limit:
-            continue
-        lowest = limit if lowest is None else min(lowest, limit)
-        has = count_text(len(t.courses), "courses")
-        msg = f"{label(t.term)} has {has}; the limit is {num(limit)}"
-        f.violations.append(ctx.violation(rule, msg + because(why), t.term))
-        if scoped:
-            f.suggest(
-                Modification(
-                    action="cap_term_courses",
-                    term=t.term,
-                    value=limit,
-                    rule_id=rule.id,
-                    reason=f"{label(t.term)} may have at most {count_text(limit, 'courses')}",
-                )
-            )
-    if lowest is not None and not scoped:
-        f.suggest(
-            Modification(
-                action="cap_courses_per_term",
-                value=lowest,
-                rule_id=rule.id,
-                reason=f"no term may have more than {count_text(lowest, 'courses')}",
-            )
-        )
 
 
 def check_sharing(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:

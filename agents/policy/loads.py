@@ -12,6 +12,8 @@ never have a minimum otherwise)."""
 
 from __future__ import annotations
 
+import math
+
 import structlog
 
 from agents.artifacts import (
@@ -20,7 +22,7 @@ from agents.artifacts import (
     Risk,
     ScheduledTerm,
 )
-from agents.catalog import ClassStanding, PolicyRule, Term, count_text
+from agents.catalog import ClassStanding, PolicyRule, Term, count_text, credit_sum, offered_in
 from agents.catalog.policies import RuleCondition
 from agents.policy.conditions import (
     STANDING_WORDS,
@@ -153,7 +155,12 @@ def _overload(ctx: PlanCheck, f: Findings, t: ScheduledTerm, lim: LoadLimit) -> 
     if rule.id in ctx.approvals:
         msg = f"{base}; the plan assumes {who} approval for the overload"
     else:
-        msg = f"{base}; an overload up to {count_text(lim.allowed, unit)} needs {who} approval"
+        more = (
+            f"an overload up to {count_text(lim.allowed, unit)}"
+            if math.isfinite(lim.allowed)
+            else f"more than {count_text(lim.standard, unit)}"
+        )
+        msg = f"{base}; {more} needs {who} approval"
         f.violations.append(
             ctx.violation(rule, msg, t.term).model_copy(update={"severity": "soft"})
         )
@@ -320,13 +327,18 @@ def check_min_load(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
     c = ctx.schedule.constraints
     # Floor every middle term, not only the light ones: the solver would otherwise move the
     # light load to a neighbour. A floor above a term's own cap (the student's wish for a
-    # lighter term) would make the next plan infeasible, so those terms stay as they are.
+    # lighter term) would make the next plan infeasible, so those terms stay as they are;
+    # so do the terms of a lighter load the student asked for: a floor of their own below
+    # the minimum ('8 units next quarter'), or a number of courses that cannot reach it
+    # ('two courses next term').
     if not light or c is None:
         return
     for t in middle:
         minimum = need[t.term][0]
         cap = c.term_max_units.get(t.term, c.max_units_per_term)
         floor = c.term_min_units.get(t.term, c.min_units_per_term)
+        if (t.term in c.term_min_units and floor < minimum) or _short(ctx, t.term, minimum):
+            continue
         if floor < minimum <= cap:
             f.suggest(
                 Modification(
@@ -337,3 +349,15 @@ def check_min_load(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
                     reason=f"keep {label(t.term)} full-time",
                 )
             )
+
+
+def _short(ctx: PlanCheck, term: str, minimum: float) -> bool:
+    """Whether the most courses the constraint set allows in ``term`` (a number the student
+    asked for there) cannot carry ``minimum`` units, even the largest courses offered then."""
+    c = ctx.schedule.constraints
+    most = c.term_max_courses.get(term) if c is not None else None
+    if most is None:
+        return False
+    when = Term.parse(term)
+    sizes = sorted(x.units for x in ctx.catalog.courses if offered_in(ctx.catalog, x, when))
+    return credit_sum(sizes[-most:] if most else []) < minimum

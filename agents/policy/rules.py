@@ -19,14 +19,18 @@ limit among the ``max_units_per_term`` and ``probation_max_units`` rules (ties g
 rule with more conditions, so a first-year is cited FIRST-YEAR-MAX rather than LOAD-MAX).
 Unless a probation rule applies, an ``overload`` rule that applies raises the *allowed*
 maximum to its limit, and every term above the standard maximum needs the rule's approval.
+A standard maximum that names who may approve more (``requires_approval``: "more than 20
+units needs the dean's approval") is its own overload: the allowed maximum is the next
+maximum that names no one (none: no limit).
 Above the allowed maximum is a hard violation citing the rule that sets it; in the overload
 band it is a soft violation (a risk once the approval is assumed).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import structlog
 
@@ -158,129 +162,11 @@ class LoadLimit:
     why: str  # why the allowed maximum is what it is: 'with a GPA of 2.60'
     applied: tuple[str, ...]  # every load rule that applies, superseded ones included
     kind_specific: bool = False  # the standard maximum is one for the term's kind only
+    ceiling_rule: PolicyRule | None = None  # sets ``allowed`` above an approvable maximum
 
     @property
     def binding_rule(self) -> PolicyRule:
-        return self.overload_rule or self.standard_rule
-
-
-@dataclass(frozen=True)
-class LoadCaps:
-    """The catalog's load caps before any student is known: ``standard`` is the smallest
-    per-term cap a rule (or a row of its limit table) sets for students in any status
-    (rules and rows limited to a status or a recent GPA, e.g. probation, do not lower it);
-    ``ceiling`` is the highest any rule allows anyone (the largest overload). Without any
-    load rule both are ``unbounded``: the units of every course in the catalog, a cap that
-    never binds. ``by_kind`` holds (standard, ceiling) for each term kind a rule names
-    with ``term_kinds``."""
-
-    standard: float
-    ceiling: float
-    by_kind: dict[str, tuple[float, float]] = field(default_factory=dict)
-
-
-def _open(rule: PolicyRule, row: LimitRow | None, standing: ClassStanding | None) -> bool:
-    """Whether a cap holds for students in any status and whatever their recent GPA (and,
-    given a standing, for students of that standing). An overload counts whatever GPA or
-    status it asks for (whether the student has them is the critique's to decide): the
-    ceiling is the most anyone of the standing may carry."""
-    conds = [rule.applies_when] + ([row.when] if row is not None else [])
-    if standing is not None and any(c.standing_in and standing not in c.standing_in for c in conds):
-        return False
-    if rule.kind == "overload":
-        return True
-    return not any(c.status_in or c.recent_gpa_min is not None for c in conds)
-
-
-def _cap_entries(
-    rule: PolicyRule, standing: ClassStanding | None
-) -> list[tuple[tuple[str, ...], float]]:
-    """(term kinds, limit) of the rule and each of its rows that count for the caps."""
-    if not _open(rule, None, standing):
-        return []
-    kinds = tuple(rule.applies_when.term_kinds)
-    out = [(kinds, rule.limit)] if rule.limit is not None else []
-    out += [
-        (tuple(r.when.term_kinds) or kinds, r.limit)
-        for r in rule.limit_table
-        if _open(rule, r, standing)
-    ]
-    return out
-
-
-def catalog_load_caps(catalog: Catalog, standing: ClassStanding | None = None) -> LoadCaps:
-    """The one home of the catalog-wide load caps (the planner's round-1 caps); with
-    ``standing``, the caps of students of that class standing (rules and rows for other
-    standings left out, overloads included). The planner applies them per term, by the
-    standing the student has at its start (``agents.planning``)."""
-    plain: dict[str, list[float]] = {"max_units_per_term": [], "overload": []}
-    kinds: dict[str, dict[str, list[float]]] = {}
-    for rule in catalog.policies:
-        if rule.kind not in plain:
-            continue
-        for named, limit in _cap_entries(rule, standing):
-            if not named:
-                plain[rule.kind].append(limit)
-            for k in named:
-                kinds.setdefault(k, {"max_units_per_term": [], "overload": []})
-                kinds[k][rule.kind].append(limit)
-    unbounded = credit_sum(c.units for c in catalog.courses)
-    std = min(plain["max_units_per_term"]) if plain["max_units_per_term"] else unbounded
-    ceiling = max([std, *plain["overload"]])
-    by_kind: dict[str, tuple[float, float]] = {}
-    for k, lists in kinds.items():
-        kind = catalog.calendar.kind_by_code.get(k)
-        regular = kind is not None and kind.regular
-        caps = lists["max_units_per_term"] + ([std] if regular else [])
-        k_std = min(caps) if caps else std
-        k_over = lists["overload"] + (plain["overload"] if regular else [])
-        by_kind[k] = (k_std, max([k_std, *k_over]))
-    return LoadCaps(standard=std, ceiling=ceiling, by_kind=by_kind)
-
-
-def kind_course_caps(catalog: Catalog, standings: Sequence[ClassStanding]) -> dict[str, float]:
-    """Most courses per term for each kind of term a ``max_courses_per_term`` rule names
-    with ``term_kinds`` (one course in a January interim), for students in any status: per
-    standing the lowest limit that applies to the kind, then the highest over ``standings``
-    (those the student may have in the terms ahead: never tighter than the rules); per
-    term through ``kind_terms``."""
-    per: list[dict[str, float]] = []
-    for standing in standings:
-        low: dict[str, float] = {}
-        for rule in catalog.policies:
-            if rule.kind != "max_courses_per_term":
-                continue
-            for named, limit in _cap_entries(rule, standing):
-                for k in named:
-                    low[k] = min(low.get(k, limit), limit)
-        per.append(low)
-    kinds = set.intersection(*(set(p) for p in per)) if per else set()
-    return {k: max(p[k] for p in per) for k in sorted(kinds)}
-
-
-def term_kind_caps(
-    caps: LoadCaps, first: str, regular_terms: int, *, ceiling: bool
-) -> dict[str, float]:
-    """Per-term caps for the terms of the kinds ``caps.by_kind`` names, from ``first`` over
-    ``regular_terms`` regular terms (optional terms between them included): the kind's
-    ceiling when ``ceiling``, else its standard cap."""
-    pick = 1 if ceiling else 0
-    return kind_terms({k: v[pick] for k, v in caps.by_kind.items()}, first, regular_terms)
-
-
-def kind_terms(limits: Mapping[str, float], first: str, regular_terms: int) -> dict[str, float]:
-    """``limits`` (term kind -> limit) for each term of those kinds from ``first`` over
-    ``regular_terms`` regular terms (optional terms between them included)."""
-    if not limits:
-        return {}
-    out: dict[str, float] = {}
-    t, seen = Term.parse(first), 0
-    while seen < regular_terms:
-        if t.kind in limits:
-            out[t.code] = limits[t.kind]
-        seen += t.regular
-        t = t.shift(1)
-    return out
+        return self.ceiling_rule or self.overload_rule or self.standard_rule
 
 
 def load_limit(
@@ -339,9 +225,33 @@ def term_load_limit(catalog: Catalog, facts: Facts) -> LoadLimit | None:
     allowed = over[1] if over is not None else std_limit
     applied = tuple(e[0].id for e in entries)
     kind_specific = bool(std.applies_when.term_kinds) or bool(std_row and std_row.when.term_kinds)
+    if over is None and approvable(std):
+        # A maximum that names who may approve more is its own overload: above it, that
+        # approval; the next maximum that names no one, if any, is the most allowed.
+        above = [e for e in caps if e[1] > std_limit and e[0].requires_approval is None]
+        top = min(above, key=lambda e: e[1]) if above else None
+        return LoadLimit(
+            std_limit,
+            std,
+            top[1] if top is not None else math.inf,
+            std,
+            f"even with {std.requires_approval} approval",
+            applied,
+            kind_specific,
+            top[0] if top is not None else None,
+        )
     return LoadLimit(
         std_limit, std, allowed, over[0] if over else None, why, applied, kind_specific
     )
+
+
+def approvable(rule: PolicyRule) -> bool:
+    """Whether a per-term maximum (units or courses) may be exceeded with the approval of
+    the person it names (``requires_approval``): not a probation cap, nor one for a status
+    (suspended), which no approval lifts."""
+    kinds = ("max_units_per_term", "max_courses_per_term")
+    named = rule.requires_approval is not None
+    return rule.kind in kinds and named and not rule.applies_when.status_in
 
 
 def _specificity(entry: Entry) -> int:
