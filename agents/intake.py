@@ -30,6 +30,7 @@ from agents.catalog import (
     check_student_against_catalog,
     credit_sub,
     first_regular,
+    named_short_term,
     next_main,
 )
 from agents.catalog.exceptions import use_of
@@ -247,6 +248,13 @@ def read_request(request: PlanRequest, tools: Toolbox) -> IntakeResult:
     _ask_unresolved(request, ext, intent, c)
     progs = read_programs(request, ext, catalog, c)
     intent = settle_intent(intent, intent_source, progs, c)
+    if intent == "plan_next_term" and (
+        short := named_short_term(request.text, current, catalog.main_kinds)
+    ):
+        # "What can I take in January?": the short term the student names, not the next
+        # main one.
+        profile = profile.model_copy(update={"next_term": short.code})
+        c.notes.append(f"the text names {short.label()}: the next-term plan is for it")
     target, added, dropped = progs.target, progs.added, progs.dropped
     if intent == "switch_program" and added and not dropped:
         kinds = {catalog.program_by_code[a].kind for a in added}

@@ -80,10 +80,13 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
     # interim) is planned too, under its own cap.
     first = Term.parse(intake.profile.current_term).shift(1).code
     horizon = tools.horizon_terms
-    for code, kind_cap in term_kind_caps(caps, first, horizon, ceiling=cap > standard).items():
+    # Overloads may be for some kinds of term only (a fifth course in fall or spring): with
+    # a target, those terms are planned at their ceilings too.
+    over = cap > standard or (target and any(c > s for s, c in caps.by_kind.values()))
+    for code, kind_cap in term_kind_caps(caps, first, horizon, ceiling=over).items():
         term_caps[code] = min(x for x in (term_caps.get(code), kind_cap, wished) if x is not None)
     loads = None
-    if target and cap > standard:
+    if target and over:
         # The student's own cap too: "up to 5 courses a term, done by 2028" still plans
         # within the standard loads when they reach the target (no approval to chase).
         kind_standard = term_kind_caps(caps, first, horizon, ceiling=False)

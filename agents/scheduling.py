@@ -159,9 +159,14 @@ def place(
 def first_term_sections(
     result: PlanResult, intake: IntakeResult, tools: Toolbox
 ) -> SectionChoice | None:
-    """Sections for the first term that has courses (None when the plan has none), as the
-    student's time wishes and wanted courses ask."""
-    first = next((t for t in result.terms if t.courses), None)
+    """Sections for the student's next term - the next main term, or the short term the
+    student named (``intake.profile.next_term``) - or, when the plan has no courses then,
+    the first term after it that has some (None when the plan has none), as the student's
+    time wishes and wanted courses ask."""
+    nxt = Term.parse(intake.profile.next_term).index if intake.profile.next_term else -1
+    planned = [t for t in result.terms if t.courses]
+    first = next((t for t in planned if Term.parse(t.term).index >= nxt), None)
+    first = first or next(iter(planned), None)
     if result.status == "infeasible" or first is None:
         return None
     prefs = intake.constraints.time_preferences

@@ -23,7 +23,7 @@ from agents.catalog.loader import (
     parse_catalog,
 )
 from agents.catalog.model import Catalog, institution_programs, with_institution
-from agents.catalog.next_term import next_main
+from agents.catalog.next_term import named_short_term, next_main
 from agents.catalog.offerings import (
     dormant_note,
     is_published,
@@ -150,6 +150,7 @@ __all__ = [
     "load_catalog",
     "load_student",
     "model_schema",
+    "named_short_term",
     "next_main",
     "next_offered",
     "not_offered",

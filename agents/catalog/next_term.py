@@ -4,7 +4,7 @@ A calendar may run short terms between its main ones (a January interim, a May t
 summer session). Even when such a term is *regular* (load rules apply and plans use it),
 "next term", "next semester", a request's ``next_term_courses`` and a next-term plan mean
 the next *main* term - the one with a standard full load - unless the student names the
-short term ("next J-term").
+short term ("next J-term", "what can I take in January?": ``named_short_term``).
 
 Which kinds are main (``main_kinds``): a kind's own ``main`` field when the calendar sets
 it; otherwise every regular kind, except one whose standard load under the catalog's load
@@ -20,6 +20,7 @@ dates).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -81,3 +82,33 @@ def next_main(term: Term, kinds: frozenset[str] | None = None) -> Term:
     while t.kind not in kinds:
         t = t.shift(1)
     return t
+
+
+_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August",
+                "September", "October", "November", "December")  # fmt: skip
+
+
+def named_short_term(text: str, term: Term, kinds: frozenset[str] | None = None) -> Term | None:
+    """The short term between ``term`` and the next main one that ``text`` names - by its
+    kind's name or an alias (any case), or a month only that kind runs in (capitalized;
+    never "May", a word too common to be a term's name) - if any: a next-term request that
+    names it is for that term."""
+    end = next_main(term, kinds)
+    cal = term.calendar
+    t = term.shift(1)
+    while t.index < end.index:
+        kind = cal.kind_by_code[t.kind]
+        words = [kind.name, *kind.aliases]
+        months = [_MONTH_NAMES[m - 1] for m in kind.months if cal.kind_for_month(m) == kind.code]
+        if any(_said(w, text, re.I) for w in words) or any(
+            _said(m, text, 0) for m in months if m != "May"
+        ):
+            return t
+        t = t.shift(1)
+    return None
+
+
+def _said(word: str, text: str, flags: int) -> bool:
+    parts = [re.escape(p) for p in re.split(r"[\s-]+", word.strip()) if p]
+    rx = r"(?<![\w-])" + r"[\s-]+".join(parts) + r"(?![\w-])"
+    return bool(parts) and re.search(rx, text, flags) is not None

@@ -49,9 +49,11 @@ def _term_line(term: ScheduledTerm, titles: bool) -> str:
     return f"- {term.label} ({credits_text(term.units)}): {courses}"
 
 
-def _plan_lines(plan: list[ScheduledTerm]) -> str:
-    # Titles for the term the student registers for next; codes keep later terms short.
+def _plan_lines(plan: list[ScheduledTerm], next_term: str | None = None) -> str:
+    # Titles for the term the student registers for next (the one its sections were chosen
+    # for, else the first planned); codes keep later terms short.
     first = next((i for i, t in enumerate(plan) if not t.away), -1)
+    first = next((i for i, t in enumerate(plan) if t.term == next_term and not t.away), first)
     return "\n".join(_term_line(t, i == first) for i, t in enumerate(plan))
 
 
@@ -235,7 +237,7 @@ def letter_view(draft: Recommendation) -> dict[str, Any]:
         "answer": _policy_words(draft.answer, headings, draft.programs) if draft.answer else None,
         "plan": (
             f"{_plan_intro(draft)} Term by term, with titles for your next term:\n"
-            f"{_plan_lines(draft.plan)}"
+            f"{_plan_lines(draft.plan, draft.next_term.term if draft.next_term else None)}"
             if draft.plan
             else None
         ),
