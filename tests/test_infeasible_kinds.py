@@ -45,7 +45,8 @@ def test_next_term_courses_over_the_cap_are_proved_infeasible_without_the_solver
     )
     assert result.reasons == [
         "the courses fixed in S2027 (AA 101, AA 102, AA 103, AA 104, AA 105) carry 5 credits, "
-        "above that term's cap of 4 credits"
+        "above that term's cap of 4 credits; carrying them needs an overload approval "
+        "(LOAD-OVERLOAD allows up to 5 credits with advisor approval)"
     ]
     assert time.perf_counter() - t0 < 2.0  # no solve, no diagnosis (about a millisecond)
 
@@ -104,7 +105,8 @@ def test_a_timed_out_earliest_graduation_leaves_the_proof_standing(
     result = plan(CATALOG, sophomore(), ["MAJ"], c)
     assert (result.infeasible_kind, result.earliest_feasible_term) == ("proven", None)
     assert result.reasons == [
-        "8 remaining credits need 2 terms at 4 credits, only 1 remains through the target S2027"
+        "8 remaining credits need 2 terms at 5 credits (the most LOAD-OVERLOAD allows, with "
+        "advisor approval), only 1 remains through the target S2027"
     ]
     assert [(x.stage, x.message[:48]) for x in result.time_limits] == [
         ("earliest_graduation", "the earliest feasible graduation was not found w")
@@ -151,7 +153,8 @@ def test_the_students_own_cap_under_the_courses_they_want_is_a_proved_cause() ->
     assert (s.solver_status, s.infeasible_kind, s.time_limits) == ("infeasible", "proven", [])
     cause = (
         "the courses fixed in S2027 (AA 101, AA 102, AA 103, AA 104, AA 105) carry 5 credits, "
-        "above that term's cap of 4 credits"
+        "above that term's cap of 4 credits; carrying them needs an overload approval "
+        "(LOAD-OVERLOAD allows up to 5 credits with advisor approval)"
     )
     assert s.reasons == [cause]
     assert r.critique.explanation == (
@@ -208,7 +211,8 @@ def test_an_older_checkpoints_schedule_loads_without_the_new_fields() -> None:
         (
             PlanConstraints(max_units_per_term=4, term_min_courses={"S2027": 5}),
             "5 courses wanted in S2027 carry at least 5 credits, above that term's cap of 4 "
-            "credits",
+            "credits; carrying them needs an overload approval (LOAD-OVERLOAD allows up to 5 "
+            "credits with advisor approval)",
         ),
         (
             PlanConstraints(

@@ -12,6 +12,8 @@ from hypothesis import HealthCheck, assume, given, settings
 
 from agents.catalog import AllOf, AnyOf, CourseCond, PrereqNode, Term, UnitsCond
 from agents.planner import PlannedTerm, PlanResult, plan
+from agents.planner.fillers import behind_record
+from agents.planner.setup import PlanSetup
 from agents.verifier import verify_plan
 from tests.planner_helpers import whole
 from tests.planner_strategies import Instance, instances
@@ -197,6 +199,11 @@ def _position(result: PlanResult, inst: Instance) -> int:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(instances(max_courses=6, max_terms=4))
 def test_tiny_instances_agree_with_brute_force(inst: Instance) -> None:
+    # The enumeration takes any course as a free elective; the planner never adds one the
+    # record is past (a prerequisite of a passed course: ``fillers.behind_record``) unless
+    # a requirement or another course needs it. Such records are left to the other tests.
+    setup = PlanSetup(inst.catalog, inst.student, inst.programs, inst.constraints)
+    assume(not behind_record(setup.prep(setup.latest)))
     result = plan(inst.catalog, inst.student, inst.programs, inst.constraints)
     # Where the degree audit's greedy allocation rejects every plan that meets the rules,
     # the planner returns the plan with a note instead; that case is not comparable.

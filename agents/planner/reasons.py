@@ -1,29 +1,36 @@
-"""The readable reasons behind an infeasible plan.
+"""The readable reasons behind an infeasible plan: what binds, never a stand-in for it.
 
 The reasons come from simple analyses a person can check by hand, run before the
 solver: contradictions in the request (include and avoid, fixed terms, courses fixed in a
 term that its cap or course limit cannot hold, more courses wanted in a term than it can
-take), required courses whose prerequisite chain or offering pattern does not fit before
-the end term, remaining units that do not fit under the caps, course sets with too few
+take), required courses that no term through the end can take (``reasons_missing``: an
+offering after the end, a standing restriction the student cannot meet in time, a retake a
+repeat rule refuses, a prerequisite chain that does not fit - ``reasons_block`` says why a
+course cannot be taken), remaining units that do not fit (``reasons_load``: at the most any
+load rule allows when the load binds, overloads and approvals counted; else at the planned
+caps, naming the rule whose approval would let the plan fit), course sets with too few
 takeable courses. When none applies and the solver still finds no plan, ``diagnose``
 relaxes one constraint at a time (course limit, floors, fixed placements, courses wanted
-in a term, included courses, sharing limits, each added program, the cap) and names the
-first whose relaxation makes a plan possible; relaxations left undecided when time runs
-out are reported as such (``TimeLimit``), never as a cause.
+in a term, included courses, sharing limits, each added program, the standing
+restrictions of the courses it may plan, the cap) and names the first whose relaxation
+makes a plan possible; relaxations left undecided when time runs out are reported as such
+(``TimeLimit``), never as a cause.
 """
 
 from __future__ import annotations
 
-import math
 import time
 
-from agents.catalog import Term, credit_sum, credits_noun, credits_text, unit_word
+from agents.catalog import Catalog, Term, credit_sum, credits_text, unit_word
 from agents.planner.cpsat import expired
-from agents.planner.prep import INF, Prep
+from agents.planner.prep import Prep
+from agents.planner.reasons_block import open_words, untakeable
+from agents.planner.reasons_load import cap_note, capacity_reason, load_note
+from agents.planner.reasons_missing import missing_reasons
 from agents.planner.reqtree import Leaf
 from agents.planner.schema import TimeLimit
 from agents.planner.setup import PlanSetup
-from agents.planner.terms import describe_offering, horizon, not_offered_words
+from agents.planner.terms import not_offered_words
 
 
 def input_reasons(setup: PlanSetup, prep: Prep) -> list[str]:
@@ -52,7 +59,7 @@ def input_reasons(setup: PlanSetup, prep: Prep) -> list[str]:
         if leaf.mandatory and leaf.kind == "course" and leaf.matching:
             code = leaf.matching[0]
             if code in prep.avoid and not prep.hist_ok(code, leaf.min_grade):
-                out.append(f"{code} is required by {leaf.label} but is on the avoid list")
+                out.append(f"{code} is required by {leaf.label} but {untakeable(prep, code)}")
     return out + fixed_load_reasons(setup, prep)
 
 
@@ -73,7 +80,7 @@ def fixed_load_reasons(setup: PlanSetup, prep: Prep) -> list[str]:
         if units > cap + 1e-9:
             out.append(
                 f"the courses fixed in {term} ({', '.join(codes)}) carry {credits_text(units)}, "
-                f"above that term's cap of {credits_text(cap)}"
+                f"above that term's cap of {credits_text(cap)}{load_note(prep, at[term], units)}"
             )
         limit = setup.c.max_courses_per_term
         if limit is not None and len(codes) > limit:
@@ -108,16 +115,17 @@ def _course_floor_reasons(setup: PlanSetup, prep: Prep, at: dict[str, int]) -> l
         elif (least := credit_sum(units[:n])) > prep.caps[i] + 1e-9:
             out.append(
                 f"{n} courses wanted in {term} carry at least {credits_text(least)}, above "
-                f"that term's cap of {credits_text(prep.caps[i])}"
+                f"that term's cap of {credits_text(prep.caps[i])}{load_note(prep, i, least)}"
             )
     return out
 
 
 def not_plannable(prep: Prep, code: str) -> str:
     """Why a course fixed in a term cannot be planned (a passed course asked for is a
-    retake, which is plannable: the repeat rules of the critique decide on it)."""
+    retake, which is plannable: the repeat rules of the critique decide on it; one taken
+    off the plan is refused by the repeat rule that rules it out, when one does)."""
     if code in prep.avoid:
-        return "is on the avoid list"
+        return untakeable(prep, code) or "is on the avoid list"
     earned = sorted(a for a in prep.antireqs(code) if a in prep.history.passed)
     if earned:
         return f"the record has its anti-requisite {', '.join(earned)}, which excludes its credit"
@@ -131,56 +139,11 @@ def analysis_reasons(setup: PlanSetup, prep: Prep, end: Term) -> list[str]:
     active = [i for i in range(len(prep.terms)) if prep.active[i]]
     missing = sorted(c for c in prep.must if not prep.allowed.get(c))
     if missing:
-        ext_end = end.shift(end.calendar.size * 8)
-        wide = wide_prep(setup, ext_end)
-        analysis = wide.analyse({c.code for c in prep.catalog.courses if wide.plannable(c.code)})
-        covered: set[str] = set()
-        # Longest chains first; a course already inside a reported chain adds nothing.
-        for code in sorted(missing, key=lambda c: (-analysis.est.get(c, INF), c)):
-            if code in covered:
-                continue
-            chain = wide.chain(code, analysis)
-            chain = [c for c in chain if not wide.hist_ok(c, None) or c == code]
-            covered.update(chain)
-            pos = analysis.est.get(code, INF)
-            course = prep.course(code)
-            if len(chain) <= 1 or not prep.offered_positions(code):
-                nxt = wide.terms[pos].code if pos < INF else None
-                when = (
-                    f"its next offering is {nxt}, after {end_word}"
-                    if nxt
-                    else ("it has no offering in the next terms")
-                )
-                if prep.offered_positions(code):
-                    when = f"it cannot be taken by {end_word}"
-                how = f"is offered {describe_offering(course)}"
-                if course.status == "retired":
-                    how = "is retired (no longer offered)"
-                out.append(f"{code} {how}; {when}")
-                continue
-            if pos < INF:
-                more = sum(1 for i in range(pos + 1) if wide.active[i])
-                out.append(
-                    f"the prerequisite chain {' -> '.join(chain)} needs {more} more terms "
-                    f"({code} no earlier than {wide.terms[pos].code}) but only "
-                    f"{_remain(len(active))} through {end_word}"
-                )
-            else:
-                out.append(
-                    f"the prerequisite chain {' -> '.join(chain)} cannot be completed: "
-                    f"{chain[0]} cannot be taken"
-                )
+        out.extend(missing_reasons(setup, prep, end, end_word, missing))
     must_units = sum(prep.course(c).units for c in prep.must)
     need = max(prep.total_needed, must_units)
-    capacity = sum(prep.caps[i] for i in active)
-    if need > capacity + 1e-9:
-        cap = max(prep.caps) if prep.caps else 0.0
-        terms_needed = math.ceil(need / cap) if cap else INF
-        out.append(
-            f"{need:g} remaining {credits_noun(need)} need{'s' if need == 1 else ''} "
-            f"{terms_needed} terms at {credits_text(cap)}, only {_remain(len(active))} "
-            f"through {end_word}"
-        )
+    if (capacity := capacity_reason(prep, need, active, end_word)) is not None:
+        out.append(capacity)
     for leaf in prep.leaves:
         if not leaf.mandatory or leaf.kind != "set":
             continue
@@ -223,29 +186,6 @@ def _countable(leaf: Leaf) -> int:
     )
 
 
-def _remain(n: int) -> str:
-    return f"{n} remains" if n == 1 else f"{n} remain"
-
-
-def wide_prep(setup: PlanSetup, end: Term) -> Prep:
-    terms = horizon(setup.first, end, setup.c.allows)
-    caps = [setup.c.term_max_units.get(t.code, setup.c.max_units_per_term) for t in terms]
-    prep = Prep(
-        setup.catalog,
-        setup.student,
-        setup.programs,
-        terms,
-        setup.away,
-        caps,
-        [0.0] * len(terms),
-        avoid=setup.c.avoid,
-        fixed=setup.fixed,
-    )
-    prep.forced = set(setup.c.forced) & set(setup.catalog.course_by_code)
-    prep.total_needed = max(prep.total_needed, setup.c.min_units_planned)
-    return prep
-
-
 def diagnose(
     setup: PlanSetup, end: Term, deadline: float, limits: list[TimeLimit] | None = None
 ) -> list[str]:
@@ -254,6 +194,7 @@ def diagnose(
     c = setup.c
     codes = [p.code for p in setup.programs]
     probes: list[tuple[str, dict[str, object], list[str], bool]] = []
+    catalogs: dict[int, Catalog] = {}  # probe -> the catalog it relaxes
     if c.max_courses_per_term is not None:
         probes.append(
             (
@@ -314,6 +255,9 @@ def diagnose(
                     False,
                 )
             )
+    if (free := _unrestricted(setup, end)) is not None:
+        catalogs[len(probes)] = free[1]
+        probes.append((free[0], {}, codes, False))
     probes.append(
         (
             f"the {unit_word()} cap of {c.max_units_per_term:g} per term is too low for the "
@@ -333,7 +277,7 @@ def diagnose(
             undecided.extend([0.0] * (len(probes) - i))
             break
         relaxed = c.model_copy(update=change)
-        s2 = PlanSetup(setup.catalog, setup.student, programs, relaxed)
+        s2 = PlanSetup(catalogs.get(i, setup.catalog), setup.student, programs, relaxed)
         prep = s2.prep(end)
         if no_sharing:
             prep.sharing = []
@@ -341,6 +285,8 @@ def diagnose(
             continue
         sol = s2.solve(prep, deadline - time.perf_counter(), True)
         if sol.status in ("optimal", "feasible"):
+            if "max_units_per_term" in change:  # the cap: what the load rules say of it
+                text += cap_note(setup.prep(end))
             return [text]
         if sol.status == "unknown":
             # The deterministic budget of the step that ran out (never the wall clock's).
@@ -357,3 +303,32 @@ def diagnose(
             )
         )
     return []
+
+
+def _unrestricted(setup: PlanSetup, end: Term) -> tuple[str, Catalog] | None:
+    """The probe of the standing restrictions: the catalog with the restricted courses the
+    requirements may use or other courses name as prerequisites (free electives aside) open
+    to every standing, and what it names when that helps."""
+    prep = setup.prep(end)
+    needed = prep.must | prep.named_in_pool() | {c for x in prep.leaves for c in x.matching}
+    codes = [
+        c
+        for c in prep.pool
+        if prep.course(c).restricted_to and c not in prep.forced and c in needed
+    ]
+    if not codes:
+        return None
+    courses = [
+        c.model_copy(update={"restricted_to": []}) if c.code in codes else c
+        for c in setup.catalog.courses
+    ]
+    named = [f"{c} ({open_words(prep.course(c))})" for c in codes[:3]]
+    more = f" and {len(codes) - 3} more" if len(codes) > 3 else ""
+    text = (
+        f"{codes[0]} is open only to {open_words(prep.course(codes[0]))}, a standing no plan "
+        f"reaches before a term it is offered in through {end.code}"
+        if len(codes) == 1
+        else f"the standing restrictions of {', '.join(named)}{more} cannot all be met: no "
+        f"plan reaches those standings before their offerings through {end.code}"
+    )
+    return text, setup.catalog.model_copy(update={"courses": courses})
