@@ -188,7 +188,10 @@ class SumSampler:
             self._next_scan = now + self.rescan_s
             pids = self._tree(self.root)
             for pid in pids:
-                if pid not in self._helpers:
+                # Only "is the tracker" is kept: a process just forked still shows its
+                # parent's command line until it execs into the tracker, so "is not" is read
+                # again at every scan.
+                if not self._helpers.get(pid):
                     self._helpers[pid] = self._helper(pid)
             self._pids = [pid for pid in pids if not self._helpers[pid]]
         total = alive = 0

@@ -116,6 +116,21 @@ def test_sum_sampler_keeps_the_simultaneous_peak_not_the_sum_of_peaks() -> None:
     assert sampler.peak_processes == 2
 
 
+def test_sum_sampler_drops_a_tracker_seen_before_it_exec_ed() -> None:
+    # Pid 3 is first read while it still shows its parent's command line (just forked),
+    # then as the resource tracker: from the next scan on it is not counted.
+    looks = iter([False, True])
+    clock = iter([0.0, 1.0, 2.0])
+    sampler = SumSampler(
+        1,
+        rss=lambda pid: 100,
+        tree=lambda root: [1, 2, 3],
+        helper=lambda pid: next(looks) if pid == 3 else False,
+        clock=lambda: next(clock),
+    )
+    assert [sampler.sample() for _ in range(3)] == [300, 200, 200]
+
+
 def test_sum_sampler_finds_every_process_below_the_root_and_reads_their_rss() -> None:
     grandchild = "b = b'x' * (64 << 20); print('ready', flush=True); input()"
     child = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {grandchild!r}])"
