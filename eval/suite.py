@@ -256,15 +256,21 @@ class ScenarioRun:
 
     @property
     def digest(self) -> str:
-        """sha256 of everything the run produced except wall-clock values."""
+        """sha256 of everything the run produced except wall-clock values and where the
+        repository is checked out (a catalog's path is written ``<repo>/...``): two clones
+        of one commit give one digest."""
         h = hashlib.sha256()
+
+        def put(text: str) -> None:
+            h.update(text.replace(str(REPO_ROOT), "<repo>").encode("utf-8"))
+
         if self.invalid is not None:
-            h.update(self.invalid.encode("utf-8"))
+            put(self.invalid)
         if self.ctx is not None:
             stable = strip_volatile(self.ctx.model_dump(mode="json"))
-            h.update(json.dumps(stable, sort_keys=True).encode("utf-8"))
+            put(json.dumps(stable, sort_keys=True))
         for name in sorted(self.outputs):
-            h.update(name.encode("utf-8") + b"\0" + self.outputs[name].encode("utf-8"))
+            put(name + "\0" + self.outputs[name])
         return h.hexdigest()
 
 

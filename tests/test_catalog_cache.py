@@ -4,6 +4,7 @@ damaged, foreign or unwritable entry is never trusted and never an error."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 import shutil
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.catalog import cache, loader
+from agents.catalog import cache, clashes, loader, use_catalog
 from agents.catalog.loader import catalog_fingerprint, default_catalog_path, load_catalog
 from agents.catalog.model import Catalog
 from agents.errors import CatalogError, CatalogReferenceError
@@ -96,9 +97,40 @@ def test_an_entry_holds_no_per_process_indexes(cache_dir: Path) -> None:
     loaded = cache.read_entry(cache_dir / f"{cache.cache_key('fp')}.pickle")
     assert loaded is not None
     assert "course_by_code" not in loaded.__dict__
-    assert "derived" not in loaded.__dict__
     assert loaded.course_by_code.keys() == catalog.course_by_code.keys()
-    assert loaded.derived == {}
+    # Only the durable table the entry carries on purpose: every term's clashing pairs.
+    assert set(loaded.derived) == {clashes.PACKED}
+    assert loaded.derived[clashes.PACKED] == clashes.packed(load_catalog())
+
+
+def test_a_catalog_from_the_cache_brings_its_clash_table_and_is_not_swept_again(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    catalog = load_catalog().model_copy()
+    want = clashes.every_clash(load_catalog())
+    assert any(want.values())  # the sample catalog has clashing sections
+    cache.cached_catalog("fp", Builds(catalog), source="x")
+    loaded = cache.read_entry(cache_dir / f"{cache.cache_key('fp')}.pickle")
+    assert loaded is not None
+
+    def sweep(*_: object) -> list[tuple[str, str]]:
+        raise AssertionError("swept the sections again")
+
+    monkeypatch.setattr(clashes, "_always_clashing", sweep)
+    with use_catalog(loaded):
+        for term, pairs in want.items():
+            assert clashes.always_clashing(loaded, term) == pairs
+            assert sum(map(len, clashes.clash_partners(loaded, term).values())) == 2 * len(pairs)
+
+
+def test_an_entry_of_the_old_format_is_rebuilt(cache_dir: Path) -> None:
+    path = cache_dir / f"{cache.cache_key('fp')}.pickle"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = pickle.dumps(load_catalog())  # a bare catalog: the first format's payload
+    header = b"advise-catalog-cache 1 " + hashlib.sha256(payload).hexdigest().encode() + b"\n"
+    path.write_bytes(header + payload)
+    path.chmod(0o600)
+    assert cache.read_entry(path) is None
 
 
 def test_a_changed_catalog_file_misses_and_is_checked_again(

@@ -11,7 +11,7 @@ import pytest
 
 from agents.catalog import Catalog, Term, load_catalog, load_student, use_catalog
 from agents.planner import PlanConstraints, always_clashing
-from agents.planner.clashes import clash_partners
+from agents.catalog.clashes import clash_partners
 from agents.planner.sections import sections_clash
 from agents.planner.setup import PlanSetup
 

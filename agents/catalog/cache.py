@@ -18,6 +18,11 @@ directory that cannot be written only means no cache. Entries are written to a t
 file and renamed into place, so a reader never sees half of one; at most ``KEEP`` entries
 are kept.
 
+An entry also keeps what is costly to derive from a catalog and depends on nothing else:
+every term's always-clashing course pairs (``agents.catalog.clashes``: a sweep over every
+section, about a second a term on a 3,000-course catalog), computed when the entry is
+written. A process that loads the catalog from its cache starts with them.
+
 ``ADVISE_CATALOG_CACHE=off`` (or ``0``, ``false``, ``no``) turns the cache off.
 """
 
@@ -38,6 +43,7 @@ import structlog
 from pydantic import BaseModel
 
 from agents.catalog.base import cached_names
+from agents.catalog.clashes import PACKED, packed
 from agents.catalog.model import Catalog
 from agents.errors import CatalogError, StorageError
 from agents.files import atomic_write
@@ -46,7 +52,7 @@ log = structlog.get_logger(__name__)
 
 ENABLE_ENV = "ADVISE_CATALOG_CACHE"
 DIR_ENV = "ADVISE_CATALOG_CACHE_DIR"
-FORMAT = b"advise-catalog-cache 1"
+FORMAT = b"advise-catalog-cache 2"
 KEEP = 16  # entries kept; older ones are removed when a new one is written
 _OFF = {"0", "off", "false", "no"}
 _ON = {"", "1", "on", "true", "yes"}
@@ -140,11 +146,15 @@ def read_entry(path: Path) -> Catalog | None:
     if hashlib.sha256(payload).hexdigest().encode() != parts[1]:
         return _ignored(path, "checksum mismatch (truncated or damaged)")
     try:
-        catalog = pickle.loads(payload)
+        entry = pickle.loads(payload)
     except Exception as exc:  # a damaged pickle may raise anything; it is only a cache
         return _ignored(path, f"cannot be unpickled: {type(exc).__name__}: {exc}")
+    catalog, clashes = entry if isinstance(entry, tuple) and len(entry) == 2 else (entry, None)
     if not isinstance(catalog, Catalog):
         return _ignored(path, f"holds a {type(catalog).__name__}, not a Catalog")
+    if not isinstance(clashes, dict):
+        return _ignored(path, "holds no clash table")
+    catalog.derived[PACKED] = clashes
     return catalog
 
 
@@ -157,7 +167,10 @@ def _ignored(path: Path, reason: str) -> Catalog | None:
 def write_entry(path: Path, catalog: Catalog) -> bool:
     """Store ``catalog`` at ``path`` atomically (temp file, then ``os.replace``); False
     when the directory cannot be written (the cache is then simply not used)."""
-    payload = pickle.dumps(_without_caches(catalog), protocol=pickle.HIGHEST_PROTOCOL)
+    clashes = packed(catalog)
+    entry = (_without_caches(catalog), clashes)
+    payload = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
+    catalog.derived[PACKED] = clashes  # stripped with the other caches just above
     header = FORMAT + b" " + hashlib.sha256(payload).hexdigest().encode() + b"\n"
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)

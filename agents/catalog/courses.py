@@ -193,7 +193,7 @@ class Course(CatalogModel):
         code = term.code if isinstance(term, Term) else term
         return [s for s in self.sections if s.term == code]
 
-    @property
+    @cached_property
     def subject_code(self) -> str:
         """The course's subject: ``subject`` when given, else derived from the code."""
         return self.subject if self.subject is not None else code_subject(self.code)

@@ -53,6 +53,18 @@ def offered_in(catalog: Catalog, course: Course, term: Term) -> bool:
     return not is_published(catalog, term) or term.code in course.section_terms
 
 
+def offered_codes(catalog: Catalog, term: Term) -> frozenset[str]:
+    """Codes of the courses that run in ``term`` (``offered_in``), once per catalog and term:
+    a planner asks of every course for every term of a horizon."""
+    memo: dict[str, frozenset[str]] = catalog.derived.setdefault("offered_codes", {})
+    hit = memo.get(term.code)
+    if hit is None:
+        hit = memo[term.code] = frozenset(
+            c.code for c in catalog.courses if offered_in(catalog, c, term)
+        )
+    return hit
+
+
 def not_offered(catalog: Catalog, course: Course, term: Term) -> str | None:
     """Why ``course`` does not run in ``term``, as a sentence starting with its code; None
     when it runs."""

@@ -24,8 +24,8 @@ from agents.planner.schema import (
 )
 
 if TYPE_CHECKING:
+    from agents.catalog.clashes import always_clashing
     from agents.planner.api import plan
-    from agents.planner.clashes import always_clashing
     from agents.planner.fit import free_elective_fit
     from agents.planner.kbest import PlanAlternative, alternatives
     from agents.planner.sections import (
@@ -43,7 +43,7 @@ _SOLVER_BACKED = {
     "plan": "agents.planner.api",
     "free_elective_fit": "agents.planner.fit",
     "SectionChoice": "agents.planner.sections",
-    "always_clashing": "agents.planner.clashes",
+    "always_clashing": "agents.catalog.clashes",
     "describe": "agents.planner.sections",
     "meetings_overlap": "agents.planner.sections",
     "never_free": "agents.planner.sections",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agents.catalog import Catalog, Course, CourseCond, iter_prereq
+from agents.catalog import Catalog, Course, CourseCond, ProgramCond, iter_prereq
 
 POSITIONS_KEPT = 64  # horizons whose offered positions are kept per catalog
 
@@ -25,6 +25,8 @@ class CatalogIndex:
     matching: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # leaf -> courses
     # course -> its prerequisite and corequisite trees written out (``twins``), on first use
     trees: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # programs a prerequisite names ("open to majors of ...": ``ProgramCond``)
+    programs_named: frozenset[str] = frozenset()
     # (term codes, active flags) -> course -> the active positions it runs in; bounded
     positions: dict[tuple[tuple[str, ...], tuple[bool, ...]], dict[str, tuple[int, ...]]] = field(
         default_factory=dict
@@ -59,6 +61,7 @@ def catalog_index(catalog: Catalog) -> CatalogIndex:
     antireqs: dict[str, set[str]] = {c.code: set(c.antirequisites) for c in catalog.courses}
     grades: dict[str, list[str]] = {}
     named: dict[str, tuple[tuple[str, str | None], ...]] = {}
+    programs: set[str] = set()
     for c in catalog.courses:
         for other in c.antirequisites:
             antireqs.setdefault(other, set()).add(c.code)
@@ -69,11 +72,17 @@ def catalog_index(catalog: Catalog) -> CatalogIndex:
             if isinstance(n, CourseCond)
         ]
         named[c.code] = tuple((n.course, n.min_grade) for n in conds)
+        programs.update(
+            n.program
+            for tree in (c.prerequisites, c.corequisites)
+            for n in iter_prereq(tree)
+            if isinstance(n, ProgramCond)
+        )
         for n in conds:
             if n.min_grade:
                 grades.setdefault(n.course, []).append(n.min_grade)
     for code, others in antireqs.items():
         others.discard(code)
-    index = CatalogIndex(antireqs, grades, named)
+    index = CatalogIndex(antireqs, grades, named, programs_named=frozenset(programs))
     catalog.derived["planner.index"] = index
     return index

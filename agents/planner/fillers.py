@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ortools.sat.python import cp_model
 
-from agents.catalog import CourseCond, iter_prereq
+from agents.catalog import Catalog, CourseCond, iter_prereq
 from agents.planner.fit import may_fill, typical_units, undersized
 from agents.planner.prep import Prep
 
@@ -53,20 +53,31 @@ def behind_record(prep: Prep) -> frozenset[str]:
             if n not in behind:
                 behind.add(n)
                 todo.append(n)
-    lowest: dict[str, int] = {}
-    for c in prep.catalog.courses:
-        lowest[c.subject_code] = min(lowest.get(c.subject_code, c.level), c.level)
+    lowest = _lowest_levels(prep.catalog)
     past = {
         courses[c].subject_code
         for c in prep.history.passed
-        if c in courses and courses[c].level > lowest[courses[c].subject_code]
+        if c in courses and courses[c].level > lowest[courses[c].subject_code][0]
     }
-    behind.update(
-        c.code
-        for c in prep.catalog.courses
-        if c.subject_code in past and c.level == lowest[c.subject_code]
-    )
+    for subject in sorted(past):
+        behind.update(lowest[subject][1])
     out = prep.derived["fillers.behind"] = frozenset(behind)
+    return out
+
+
+def _lowest_levels(catalog: Catalog) -> dict[str, tuple[int, tuple[str, ...]]]:
+    """Each subject's lowest course level and the courses at it; computed once per catalog."""
+    hit = catalog.derived.get("fillers.lowest")
+    if isinstance(hit, dict):
+        return hit
+    out: dict[str, tuple[int, tuple[str, ...]]] = {}
+    for c in catalog.courses:
+        level, codes = out.get(c.subject_code, (c.level, ()))
+        if c.level < level:
+            out[c.subject_code] = (c.level, (c.code,))
+        elif c.level == level:
+            out[c.subject_code] = (level, (*codes, c.code))
+    catalog.derived["fillers.lowest"] = out
     return out
 
 

@@ -45,6 +45,7 @@ from agents.planner.fillers import filler
 from agents.planner.fit import typical_units as catalog_typical_units
 from agents.planner.fit import undersized
 from agents.planner.prep import INF, Analysis, Prep
+from agents.planner.reach import reach_all
 from agents.planner.reqtree import Leaf, LeafCap
 from agents.planner.risky import route_exists
 
@@ -89,8 +90,7 @@ def build_pool(prep: Prep, full: bool = False, extra: Collection[str] = ()) -> N
     memo: dict[str, int] = {}
     reach = prep.reach
     if reach is None:
-        reach = prep.analyse({c.code for c in prep.catalog.courses if prep.plannable(c.code)})
-        prep.reach = reach
+        reach = prep.reach = reach_all(prep)
     usable_all = sorted(c for c, e in reach.est.items() if e < INF)
     prep.full = full or len(usable_all) <= FULL_POOL_MAX
     programs_of: dict[str, set[str]] = {}
@@ -266,10 +266,10 @@ def _add_fillers(prep: Prep, pool: set[str], must: set[str], reach: Analysis) ->
         # A free elective needs no one's signature: consent courses (independent study)
         # would turn a clean plan into one with an approval to chase.
         and not c.consent_kinds
-        and all(prep.hist_ok(n, g) for n, g in named[c.code])
-        and prep.plannable(c.code)
         and reach.est.get(c.code, INF) < INF
         and filler(prep, c.code)
+        and prep.plannable(c.code)
+        and all(prep.hist_ok(n, g) for n, g in named[c.code])
     ]
 
     def rank(code: str) -> tuple[object, ...]:

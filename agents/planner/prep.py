@@ -31,8 +31,8 @@ from agents.catalog import (
     UnitsCond,
     credit_sub,
     credit_sum,
-    offered_in,
 )
+from agents.catalog.offerings import offered_codes
 from agents.planner.catalog_index import catalog_index
 from agents.planner.fit import declared_subjects, misfit, student_level
 from agents.planner.record import read_history
@@ -114,6 +114,11 @@ class Prep:
         self._blocked = {o for c in self.history.passed for o in self.index.antireqs.get(c, ())}
         self._plannable: dict[str, bool] = {}  # avoid, include, fixed never change
         self._positions = self.index.positions_for(tuple(self.term_codes), tuple(self.active))
+        # The courses that run in each term (kept per catalog and term); none in a term away.
+        self._runs = [
+            offered_codes(catalog, t) if a else frozenset()
+            for t, a in zip(terms, self.active, strict=True)
+        ]
         # What suits the student in a free elective (``agents.planner.fit``).
         self.level = student_level(catalog.standing_for_units(self.history.units_earned))
         self.subjects = declared_subjects(catalog, [p.code for p in self.programs])
@@ -246,12 +251,7 @@ class Prep:
             else:
                 hit = self._positions.get(code)
                 if hit is None:
-                    course = self.course(code)
-                    hit = tuple(
-                        i
-                        for i, t in enumerate(self.terms)
-                        if self.active[i] and offered_in(self.catalog, course, t)
-                    )
+                    hit = tuple(i for i, codes in enumerate(self._runs) if code in codes)
                     self._positions[code] = hit
             self._offered[code] = hit
         return hit

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from agents.catalog import STANDINGS, Catalog, Program, StudentRecord, Term, with_institution
+from agents.catalog.clashes import clash_partners
 from agents.errors import PlanningError
-from agents.planner.clashes import clash_partners
 from agents.planner.pool import build_pool
 from agents.planner.prep import Prep
 from agents.planner.schema import PlanConstraints

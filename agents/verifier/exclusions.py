@@ -17,9 +17,7 @@ def check_antirequisites(
         course = catalog.course_by_code.get(cc)
         if course is None:
             continue
-        others = set(course.antirequisites) | {
-            o.code for o in catalog.courses if cc in o.antirequisites
-        }
+        others = set(course.antirequisites) | _named_by(catalog).get(cc, set())
         for other in sorted(others - {cc}):
             pair = frozenset((cc, other))
             if pair in reported:
@@ -40,3 +38,16 @@ def check_antirequisites(
                     cc,
                     f"{cc} ({term}) is excluded by {other}, already on the record",
                 )
+
+
+def _named_by(catalog: Catalog) -> dict[str, set[str]]:
+    """Course -> the courses whose anti-requisites name it (once per catalog)."""
+    hit = catalog.derived.get("verifier.antireq_named_by")
+    if isinstance(hit, dict):
+        return hit
+    out: dict[str, set[str]] = {}
+    for o in catalog.courses:
+        for a in o.antirequisites:
+            out.setdefault(a, set()).add(o.code)
+    catalog.derived["verifier.antireq_named_by"] = out
+    return out

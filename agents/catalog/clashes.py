@@ -1,11 +1,23 @@
 """Courses that can never share a term: every section of one clashes with every section of
 the other (``always_clashing``), a catalog fact computed once per catalog and term and kept
 with it (``Catalog.derived``), also as course -> partners (``clash_partners``) for the
-planner, which puts only the pairs of its candidate pool into a model."""
+planner, which puts only the pairs of its candidate pool into a model. The catalog cache
+(``agents.catalog.cache``) stores every term's pairs with the checked catalog, as positions
+in its course list (``packed``: two arrays of integers a term, read back in a millisecond),
+so a process does not sweep the sections again."""
 
 from __future__ import annotations
 
-from agents.catalog import Catalog, Term
+from array import array
+
+from agents.catalog.model import Catalog
+from agents.catalog.terms import Term
+
+KEY = "always_clashing"
+"""The ``Catalog.derived`` entry: term code -> its always-clashing pairs."""
+PACKED = "always_clashing.packed"
+"""The ``Catalog.derived`` entry a cached catalog comes with: term code -> ``Packed``."""
+Packed = tuple[array, array]  # positions in ``Catalog.courses`` of each pair's two courses
 
 
 def always_clashing(catalog: Catalog, term: str) -> list[tuple[str, str]]:
@@ -13,12 +25,44 @@ def always_clashing(catalog: Catalog, term: str) -> list[tuple[str, str]]:
     every section of the other: they can never share that term. Computed once per catalog
     and term (``Catalog.derived``) by a sweep over each day's meetings in start order, so
     the work grows with the clashing section pairs, not with the square of the catalog."""
-    code = Term.parse(term).code
-    memo: dict[str, list[tuple[str, str]]] = catalog.derived.setdefault("always_clashing", {})
+    return list(_pairs(catalog, Term.parse(term).code))
+
+
+def _pairs(catalog: Catalog, code: str) -> list[tuple[str, str]]:
+    memo: dict[str, list[tuple[str, str]]] = catalog.derived.setdefault(KEY, {})
     hit = memo.get(code)
     if hit is None:
-        hit = memo[code] = _always_clashing(catalog, code)
-    return list(hit)
+        stored: dict[str, Packed] = catalog.derived.get(PACKED, {})
+        if code in stored:
+            courses = [c.code for c in catalog.courses]
+            a, b = stored[code]
+            hit = [(courses[i], courses[j]) for i, j in zip(a, b, strict=True)]
+        elif stored:  # a cached catalog's table covers every term with sections
+            hit = []
+        else:
+            hit = _always_clashing(catalog, code)
+        memo[code] = hit
+    return hit
+
+
+def every_clash(catalog: Catalog) -> dict[str, list[tuple[str, str]]]:
+    """``always_clashing`` for every term a section is listed in (term code -> pairs)."""
+    terms = sorted({s.term for c in catalog.courses for s in c.sections})
+    return {t: _pairs(catalog, t) for t in terms}
+
+
+def packed(catalog: Catalog) -> dict[str, Packed]:
+    """``every_clash`` as positions in the catalog's course list (what its cache entry
+    keeps); a term with no clashing pair is kept too, so a table is never empty by
+    accident of the catalog."""
+    position = {c.code: i for i, c in enumerate(catalog.courses)}
+    out: dict[str, Packed] = {}
+    for term, pairs in every_clash(catalog).items():
+        out[term] = (
+            array("I", (position[a] for a, _ in pairs)),
+            array("I", (position[b] for _, b in pairs)),
+        )
+    return out
 
 
 def clash_partners(catalog: Catalog, term: str) -> dict[str, frozenset[str]]:
@@ -29,7 +73,7 @@ def clash_partners(catalog: Catalog, term: str) -> dict[str, frozenset[str]]:
     hit = memo.get(code)
     if hit is None:
         partners: dict[str, set[str]] = {}
-        for a, b in always_clashing(catalog, code):
+        for a, b in _pairs(catalog, code):
             partners.setdefault(a, set()).add(b)
             partners.setdefault(b, set()).add(a)
         hit = memo[code] = {k: frozenset(v) for k, v in partners.items()}
