@@ -7,9 +7,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipeline.cli_browse import add_browse, add_catalog_source, catalog_source
 from pipeline.cli_common import EXIT_OK, Formatter
+
+if TYPE_CHECKING:
+    from agents.catalog import Catalog
 
 
 def add_catalog(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -39,11 +45,16 @@ def add_catalog(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         help="check a catalog against the schema and its cross-references",
         formatter_class=Formatter,
         description="Check a catalog (a JSON file, or a catalog directory): JSON Schema, types,\n"
-        "then cross-references. Without PATH the bundled sample catalog is checked.\n\n"
+        "then cross-references. Without PATH the bundled sample catalog is checked. Then\n"
+        "warn about what cannot work (exit code still 0): a requirement or total its courses\n"
+        "cannot provide, a class standing above the degree total, a requirement whose\n"
+        "courses never run, a prerequisite chain longer than the planning horizon\n"
+        "(docs/catalog-guide.md, 'Checks').\n\n"
         "examples:\n  advise catalog validate demos/harrow-bay\n"
-        "  advise catalog validate --catalog demos/catalog-layout",
+        "  advise catalog validate --catalog demos/catalog-layout --json",
     )
     add_catalog_source(v)
+    _add_json(v)
     v.set_defaults(handler=_cmd_catalog_validate)
     s = csub.add_parser(
         "show",
@@ -66,13 +77,15 @@ def _add_authoring(csub: argparse._SubParsersAction) -> None:  # type: ignore[ty
         formatter_class=Formatter,
         description="Read a catalog directory (institution.yaml, courses.csv, sections.csv,\n"
         "programs/*.yaml, policies.yaml, documents/*.md), check the catalog like\n"
-        "'catalog validate' and write its JSON. Every problem names its file and line.\n"
+        "'catalog validate' and write its JSON. Every problem names its file and line;\n"
+        "warnings (what cannot work, see 'catalog validate') do not stop the build.\n"
         "See docs/catalog-guide.md.\n\n"
         "examples:\n  advise catalog build demos/catalog-layout -o catalog.json\n"
         "  advise catalog build --catalog demos/harrow-bay -o harrow-bay.json",
     )
     add_catalog_source(b, required=True, what="catalog directory")
     b.add_argument("-o", "--output", required=True, help="catalog JSON file to write")
+    _add_json(b)
     b.set_defaults(handler=_cmd_catalog_build)
     e = csub.add_parser(
         "export",
@@ -115,11 +128,8 @@ def _cmd_catalog_build(args: argparse.Namespace) -> int:
     directory = catalog_source(args)
     assert directory is not None  # required: catalog_source exits without one
     cat = build_to_file(directory, args.output)
-    print(
-        f"{args.output}: built from {directory} ({len(cat.courses)} courses, "
-        f"{len(cat.programs)} programs, {len(cat.policies)} policy rules, "
-        f"{len(cat.documents)} documents)"
-    )
+    said = f"{args.output}: built from {directory} ({_counted(cat)})"
+    _report(args, cat, directory, said, {"output": args.output, "source": directory})
     return EXIT_OK
 
 
@@ -148,11 +158,49 @@ def _cmd_catalog_validate(args: argparse.Namespace) -> int:
 
     path = catalog_source(args) or str(default_catalog_path())
     cat = load_catalog(path)
-    print(
-        f"{path}: ok ({len(cat.courses)} courses, {len(cat.programs)} programs, "
-        f"{len(cat.policies)} policy rules, {len(cat.documents)} documents)"
-    )
+    _report(args, cat, path, f"{path}: ok ({_counted(cat)})", {"catalog": path})
     return EXIT_OK
+
+
+def _add_json(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object: the counts and the warnings (file/field, value, fix)",
+    )
+
+
+def _counted(cat: Catalog) -> str:
+    return (
+        f"{len(cat.courses)} courses, {len(cat.programs)} programs, "
+        f"{len(cat.policies)} policy rules, {len(cat.documents)} documents"
+    )
+
+
+def _report(
+    args: argparse.Namespace, cat: Catalog, source: str, said: str, head: dict[str, str]
+) -> None:
+    """The command's line (or JSON object) and the catalog checks' warnings
+    (``agents.catalog.checks``): a catalog that loads but cannot work as written. Warnings
+    do not fail the command; in text they follow on stderr, like errors."""
+    from agents.catalog.checks import catalog_warnings, located
+    from agents.toolbox import Toolbox
+
+    warnings = catalog_warnings(cat, Toolbox(catalog=cat).horizon_terms)
+    where = [w.where() for w in warnings]
+    if warnings and Path(source).is_dir():
+        where = located(source, warnings)
+    if args.json:
+        counts = {"courses": len(cat.courses), "programs": len(cat.programs),
+                  "policy_rules": len(cat.policies), "documents": len(cat.documents)}  # fmt: skip
+        found = [w.as_json(at) for w, at in zip(warnings, where, strict=True)]
+        print(json.dumps({**head, "ok": True, **counts, "warnings": found}, sort_keys=True))
+        return
+    print(said)
+    if warnings:
+        noun = "warning" if len(warnings) == 1 else "warnings"
+        lines = [f"  - {at}: {w.message} - {w.fix}" for w, at in zip(warnings, where, strict=True)]
+        print(f"warning: {source}: {len(warnings)} {noun}", *lines, sep="\n", file=sys.stderr)
 
 
 def catalog_counts(cat: object) -> dict[str, int]:

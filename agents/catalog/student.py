@@ -315,6 +315,20 @@ def _index(cal: Calendar, code: str) -> int | None:
         return None
 
 
+def _no_grade(a: CourseAttempt, at: str) -> str:
+    """A completed attempt without a grade: most often a course being taken now that does
+    not say so (``status`` defaults to 'completed')."""
+    grade = "null" if "grade" in a.model_fields_set else "missing"
+    status = (
+        "is 'completed'" if "status" in a.model_fields_set else "is not given, so it is 'completed'"
+    )
+    return (
+        f'{at}.grade: {grade} for {a.course} in {a.term}, and its "status" {status}: a '
+        'completed course needs a grade - if it is being taken now, write "status": '
+        '"in_progress"; otherwise give the grade it earned'
+    )
+
+
 def check_student_against_catalog(student: StudentRecord, catalog: Catalog) -> list[str]:
     """Problems that make a record unusable with this catalog (unknown courses, programs)."""
     problems: list[str] = []
@@ -340,7 +354,7 @@ def check_student_against_catalog(student: StudentRecord, catalog: Catalog) -> l
                 f"{', '.join(g.grade for g in catalog.grade_scale)}"
             )
         if a.status == "completed" and a.grade is None:
-            problems.append(f"$.courses[{i}].grade: a completed course needs a grade")
+            problems.append(_no_grade(a, f"$.courses[{i}]"))
     for code, year in student.program_years.items():
         if code not in catalog.program_by_code:
             problems.append(
