@@ -10,6 +10,8 @@ and ``Catalog`` with its lookups. Loading lives in ``agents.catalog.loader``.
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left
 from collections.abc import Iterable
 from functools import cached_property
 from typing import Any, Literal
@@ -150,9 +152,51 @@ class Catalog(CatalogModel):
         memo = self.derived.setdefault("courses_matching", {})
         hit = memo.get(id(req))
         if hit is None or hit[0] is not req:
-            hit = (req, frozenset(c.code for c in self.courses if req.matches(c)))
+            hit = (req, frozenset(c.code for c in self._can_select(req) if req.matches(c)))
             memo[id(req)] = hit
         return hit[1]
+
+    def _can_select(self, req: CourseSetRequirement) -> list[Course]:
+        """The courses ``req``'s selector can pick at all (``requirements.selects``): those
+        it lists, and those its patterns (by the code before a pattern's first 'x'), its
+        attributes or else its subjects can pick; every course for levels alone. A catalog
+        of thousands of courses and hundreds of sets is then not a scan of every course for
+        every set."""
+        found = [self.course_by_code[c] for c in req.courses if c in self.course_by_code]
+        index = self._selector_index()
+        if req.patterns or req.attributes:
+            for pattern in req.patterns:
+                head = re.split("[xX]", pattern, maxsplit=1)[0]
+                codes, courses = index["codes"], index["sorted"]
+                at = bisect_left(codes, head)
+                while at < len(codes) and codes[at].startswith(head):
+                    found.append(courses[at])
+                    at += 1
+            for attribute in req.attributes:
+                found.extend(index["attribute"].get(attribute, ()))
+        elif req.subjects:
+            for subject in req.subjects:
+                found.extend(index["subject"].get(subject, ()))
+        elif req.min_level is not None or req.max_level is not None:
+            return list(self.courses)
+        return found
+
+    def _selector_index(self) -> dict[str, Any]:
+        """Courses by code order, by subject and by attribute (once per catalog)."""
+        hit: dict[str, Any] | None = self.derived.get("selector_index")
+        if hit is None:
+            ordered = sorted(self.courses, key=lambda c: c.code)
+            subject: dict[str, list[Course]] = {}
+            attribute: dict[str, list[Course]] = {}
+            for c in self.courses:
+                subject.setdefault(c.subject_code, []).append(c)
+                for a in c.attributes:
+                    attribute.setdefault(a, []).append(c)
+            hit = self.derived["selector_index"] = {
+                "codes": [c.code for c in ordered], "sorted": ordered,
+                "subject": subject, "attribute": attribute,
+            }  # fmt: skip
+        return hit
 
     @cached_property
     def main_kinds(self) -> frozenset[str]:
