@@ -22,6 +22,7 @@ def describe(mod: Modification, where: str | None = None) -> str:
         "cap_term_units": f"cap {where} at {amount}",
         "cap_all_terms_units": f"cap every term at {amount}",
         "floor_term_units": f"keep {where} at {amount} or more",
+        "floor_term_courses": f"at least {courses} in {where}",
         "cap_courses_per_term": f"at most {courses} per term",
         "cap_term_courses": f"at most {courses} in {where}",
         "move_course": f"move {mod.course} to {where}",
@@ -32,12 +33,15 @@ def describe(mod: Modification, where: str | None = None) -> str:
     }[mod.action]
 
 
+_PER_TERM = ("cap_term_units", "floor_term_units", "cap_term_courses", "floor_term_courses")
+
+
 def summarize(mods: list[Modification]) -> str:
     """Suggestions in a few words each; per-term caps and floors of the same value are
     merged ('keep Spring 2027 and Fall 2027 at 36 units or more')."""
     groups: dict[tuple[object, float | None], list[Modification]] = {}
     for m in mods:
-        per_term = m.action in ("cap_term_units", "floor_term_units", "cap_term_courses") and m.term
+        per_term = bool(m.term) and m.action in _PER_TERM
         groups.setdefault((m.action, m.value) if per_term else (id(m), None), []).append(m)
     parts = []
     for same in groups.values():

@@ -45,6 +45,7 @@ from agents.policy import (
     term_kind_caps,
 )
 from agents.policy.conditions import named_kinds
+from agents.policy.study_terms import stay_floors, terms_to_stay
 from agents.toolbox import Toolbox
 
 
@@ -120,6 +121,8 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
     kind_courses = kind_course_caps(tools.catalog, STANDINGS[STANDINGS.index(now) :])
     most = {code: int(n) for code, n in kind_terms(kind_courses, first, horizon).items()}
     fewest, floors = _next_term_load(intake, tools, most, first, fixed)
+    for term, n in _stay(intake, tools, first).items():
+        fewest[term] = max(fewest.get(term, 0), n)
     if goals.max_units_per_term is None:
         # (With a cap of their own, courses above it contradict it: the planner says so.)
         _hold_wanted(fixed, fewest, floors, term_caps, cap, by_standing, intake, tools)
@@ -147,6 +150,25 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
         avoid=list(intake.constraints.avoid_courses),
         forced=list(intake.constraints.force_courses),
     )
+
+
+def _stay(intake: IntakeResult, tools: Toolbox, first: str) -> dict[str, int]:
+    """A course in each regular term a terms-of-study rule still asks for
+    (``agents.policy.study_terms``), so the normal plan does not graduate earlier than it
+    allows - unless the student's own target is earlier: the plan then meets the target
+    and the critique asks the approval the rule names, or says the rule stops it."""
+    stay = terms_to_stay(tools.catalog, intake.profile)
+    if stay is None:
+        return {}
+    student = intake.student
+    away = [*intake.constraints.terms_away, *(student.terms_away if student else [])]
+    wanted = stay_floors(first, stay[1], away)
+    target = intake.goals.target_graduation
+    if wanted and target is not None:
+        last = max(Term.parse(t).index for t in wanted)
+        if Term.parse(target).index < last:
+            return {}
+    return wanted
 
 
 def _next_term_load(

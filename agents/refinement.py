@@ -145,6 +145,13 @@ def _apply(data: dict[str, Any], mod: Modification) -> dict[str, Any]:
             floors = dict(data["term_min_units"])
             floors[term] = max(floors.get(term, data["min_units_per_term"]), v)
             return {"term_min_units": floors}
+        case "floor_term_courses" if v is not None and term:
+            # Courses wanted in a term (a terms-of-study rule: stay enrolled then); a course
+            # cap on the term still decides if lower.
+            limit = dict(data["term_max_courses"]).get(term)
+            want = max(fewest.get(term, 0), int(v))
+            fewest[term] = want if limit is None else min(want, limit)
+            return {"term_min_courses": fewest}
         case "cap_term_courses" if v is not None and term:
             # A rule for a kind of term (one course in the interim) stays in its terms.
             seats: dict[str, int] = dict(data["term_max_courses"])

@@ -70,6 +70,7 @@ class Modification(Artifact):
         "cap_term_units",
         "cap_all_terms_units",
         "floor_term_units",
+        "floor_term_courses",
         "cap_courses_per_term",
         "cap_term_courses",
         "move_course",

@@ -75,6 +75,7 @@ RuleKind = Literal[
     "pass_fail_limit",
     "residency",
     "max_terms",
+    "min_terms",
     "program_sharing",
     "min_gpa_graduation",
     "minor_eligibility",

@@ -52,6 +52,7 @@ from agents.policy.rules import (
     label,
     num,
 )
+from agents.policy.study_terms import check_min_terms
 
 log = structlog.get_logger(__name__)
 
@@ -225,6 +226,7 @@ CHECKS: dict[str, RuleCheck] = {
     "program_sharing": check_sharing,
     "minor_eligibility": check_eligibility,
     "max_terms": check_max_terms,
+    "min_terms": check_min_terms,
     "residency": check_residency,
     "min_gpa_graduation": check_graduation_gpa,
     "total_units": check_total_units,
