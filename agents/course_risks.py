@@ -6,7 +6,9 @@
   next offering after the planned one (``agents.catalog.next_offered``: the pattern and the
   published schedules) is past graduation;
 - possibly discontinued courses (``status: dormant``): one risk per course, naming when it
-  last ran (``agents.catalog.dormant_note``), whatever slot it fills;
+  last ran (``agents.catalog.dormant_note``), whatever slot it fills; so is a course planned
+  in a kind of term whose runs have lapsed (``agents.catalog.history.lapse_note``: "last ran
+  in Fall 2019; its pattern promised 3 fall runs since that did not happen");
 - a course a student arranges (``free_elective`` false: an internship, independent study)
   counted toward a requirement that lets it in only by number, subject or level, and not
   asked for: the planner takes one only where no regular course fits
@@ -29,6 +31,7 @@ from agents.catalog import (
     dormant_note,
     next_offered,
 )
+from agents.catalog.history import lapse_note
 from agents.policy import PlanCheck, label
 
 LOOKAHEAD = 12
@@ -125,8 +128,12 @@ def dormant_risks(ctx: PlanCheck) -> list[Risk]:
     for t in ctx.enrolled_terms:
         for sc in t.courses:
             course = ctx.catalog.course_by_code.get(sc.course)
-            note = dormant_note(ctx.catalog, course) if course is not None else None
-            if note is None or sc.course in said:
+            if course is None or sc.course in said:
+                continue
+            note = dormant_note(ctx.catalog, course)
+            if note is None:  # a run its records do not back (``agents.catalog.history``)
+                note = lapse_note(ctx.catalog, course, Term.parse(t.term))
+            if note is None:
                 continue
             said.add(sc.course)
             risks.append(

@@ -161,7 +161,7 @@ def test_export_then_build_keeps_every_field(tmp_path: Path) -> None:
 
 
 def test_layout_columns_cover_every_model_field() -> None:
-    offering = {"offered_terms", "offered_years", "offered_only"}
+    offering = {"offered_terms", "offered_years", "offered_only", "offered_last"}
     assert len(offering) == len(Offering.model_fields)
     course = set(Course.model_fields) - {"offered", "sections"} | offering
     assert course == set(COURSE_COLUMNS)

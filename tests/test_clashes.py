@@ -10,8 +10,8 @@ from itertools import combinations
 import pytest
 
 from agents.catalog import Catalog, Term, load_catalog, load_student, use_catalog
-from agents.planner import PlanConstraints, always_clashing
 from agents.catalog.clashes import clash_partners
+from agents.planner import PlanConstraints, always_clashing
 from agents.planner.sections import sections_clash
 from agents.planner.setup import PlanSetup
 

@@ -67,6 +67,13 @@ class Offering(CatalogModel):
         description="Specific terms (codes, e.g. ['F2027', 'T32029']): when given, the course "
         "runs only in these terms - a course offered once, or on an irregular cycle.",
     )
+    last_run: list[str] = Field(
+        default_factory=list,
+        description="Offering history: the last term of each kind the course actually ran, "
+        "from the registrar's records (codes, at most one per kind, e.g. ['F2019', "
+        "'S2025']). A kind of term whose pattern promised a run since then that did not "
+        "happen is not planned as routine (``agents.catalog.history``).",
+    )
 
     def offered_in(self, term: Term) -> bool:
         if not term.calendar.offered(self.terms, term):

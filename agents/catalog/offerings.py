@@ -128,9 +128,33 @@ def offering_problems(catalog: Catalog) -> list[str]:
                 cal.parse(c.last_offered)
             except TermError as exc:
                 problems.append(f"{at}.last_offered: {exc}")
+        problems.extend(_history_problems(catalog, c, at))
         if c.status == "retired" and c.sections:
             problems.append(
                 f"{at}.sections: a retired course has sections ({c.sections[0].term}); "
                 "remove them or set its status to active"
             )
     return problems
+
+
+def _history_problems(catalog: Catalog, course: Course, at: str) -> list[str]:
+    """An offering history (``Offering.last_run``) that cannot be read: a term that does
+    not parse, two of one kind, or a kind the pattern does not name."""
+    cal, seen, out = catalog.calendar, set[str](), list[str]()
+    kinds = {c for c in map(cal.kind_code, course.offered.terms) if c is not None}
+    for j, text in enumerate(course.offered.last_run):
+        where = f"{at}.offered.last_run[{j}]"
+        try:
+            term = cal.parse(text)
+        except TermError as exc:
+            out.append(f"{where}: {exc}")
+            continue
+        if term.kind in seen:
+            out.append(f"{where}: {text!r} is a second last run of {term.kind_info.name} "
+                       "terms; keep only the latest of each kind")  # fmt: skip
+        elif term.kind not in kinds:
+            out.append(f"{where}: {text!r} is a {term.kind_info.name} term, but the course "
+                       f"is offered in {', '.join(course.offered.terms)}; record the last run "
+                       "of a kind it is offered in, or add the kind to its offerings")  # fmt: skip
+        seen.add(term.kind)
+    return out

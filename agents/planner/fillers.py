@@ -21,6 +21,7 @@ from __future__ import annotations
 from ortools.sat.python import cp_model
 
 from agents.catalog import Catalog, CourseCond, iter_prereq
+from agents.catalog.history import all_lapsed
 from agents.planner.fit import may_fill, typical_units, undersized
 from agents.planner.prep import Prep
 
@@ -32,7 +33,8 @@ def filler(prep: Prep, code: str) -> bool:
     """Whether the planner may add ``code`` on its own as a free elective: ``may_fill``, and
     not behind the record (``behind_record``: no introductory calculus after multivariable
     calculus)."""
-    if not may_fill(prep.course(code), code in prep.history.passed):
+    course = prep.course(code)
+    if not may_fill(course, code in prep.history.passed) or all_lapsed(prep.catalog, course):
         return False
     return code not in behind_record(prep)
 

@@ -41,6 +41,7 @@ from agents.catalog import (
     ProgramCond,
 )
 from agents.catalog.credits import hundredths
+from agents.catalog.history import all_lapsed
 from agents.planner.fillers import filler
 from agents.planner.fit import typical_units as catalog_typical_units
 from agents.planner.fit import undersized
@@ -106,7 +107,8 @@ def build_pool(prep: Prep, full: bool = False, extra: Collection[str] = ()) -> N
         c = prep.course(code)
         return (
             code not in prep.include and code not in prep.fixed,
-            c.status == "dormant",  # possibly discontinued: other options first
+            # possibly discontinued (dormant, or every offering lapsed): other options first
+            c.status == "dormant" or all_lapsed(prep.catalog, c),
             bool(c.consent_kinds),
             prep.interests.get(code, 0.0) <= 0,
             cost(prep, code, memo),

@@ -31,8 +31,9 @@ from agents.catalog import (
     UnitsCond,
     credit_sub,
     credit_sum,
+    offered_in,
 )
-from agents.catalog.offerings import offered_codes
+from agents.catalog.history import routine_codes
 from agents.planner.catalog_index import catalog_index
 from agents.planner.fit import declared_subjects, misfit, student_level
 from agents.planner.record import read_history
@@ -114,11 +115,9 @@ class Prep:
         self._blocked = {o for c in self.history.passed for o in self.index.antireqs.get(c, ())}
         self._plannable: dict[str, bool] = {}  # avoid, include, fixed never change
         self._positions = self.index.positions_for(tuple(self.term_codes), tuple(self.active))
-        # The courses that run in each term (kept per catalog and term); none in a term away.
-        self._runs = [
-            offered_codes(catalog, t) if a else frozenset()
-            for t, a in zip(terms, self.active, strict=True)
-        ]
+        # The courses that run in each term as routine (per catalog and term); none if away.
+        runs = [routine_codes(catalog, t) for t in terms]
+        self._runs = [r if a else frozenset() for r, a in zip(runs, self.active, strict=True)]
         # What suits the student in a free elective (``agents.planner.fit``).
         self.level = student_level(catalog.standing_for_units(self.history.units_earned))
         self.subjects = declared_subjects(catalog, [p.code for p in self.programs])
@@ -240,10 +239,10 @@ class Prep:
         return 0.0
 
     def offered_positions(self, code: str) -> tuple[int, ...]:
-        """Active positions the course runs in (``agents.catalog.offered_in``: its pattern,
-        its status and the published schedules); every active one for a forced course.
-        Kept per catalog for these terms and terms away (``CatalogIndex.positions``): every
-        plan of a request, and every request over the same terms, asks again."""
+        """Active positions the course runs in as routine (``agents.catalog.history``: its
+        pattern, status, published schedules and offering history); every active one for a
+        forced course. Kept per catalog for these terms and terms away (a pin may take any
+        term the course runs in: ``_allowed_for``)."""
         hit = self._offered.get(code)
         if hit is None:
             if code in self.forced:
@@ -351,17 +350,17 @@ class Prep:
         self.reach = other.reach
 
     def _allowed_for(self, code: str) -> list[int]:
-        codes = self.term_codes
+        codes, pinned, course = self.term_codes, self.fixed.get(code), self.course(code)
         offered = list(self.offered_positions(code))
-        if self.course(code).restricted_to and code not in self.forced:
+        if pinned is not None and code not in self.forced:  # routine or not (``history``)
+            offered = [i for i, t in enumerate(self.terms) if codes[i] == pinned
+                       and self.active[i] and offered_in(self.catalog, course, t)]  # fmt: skip
+        if course.restricted_to and code not in self.forced:
             offered = [i for i in offered if self.open_standings(code, i)]
-        if code in self.fixed:
-            code_term = self.fixed[code]
-            return [i for i in offered if codes[i] == code_term]
+        if pinned is not None:
+            return [i for i in offered if codes[i] == pinned]
         barred = self.not_in.get(code)
-        if not barred:
-            return offered
-        return [i for i in offered if codes[i] not in barred]
+        return [i for i in offered if codes[i] not in barred] if barred else offered
 
     def open_standings(self, code: str, i: int) -> list[int]:
         """The standings (indexes into STANDINGS) the student may have at the start of ``i``

@@ -2,8 +2,9 @@
 after the earliest graduation and before the fewest units.
 
 - a **dormant** course (``Course.status``: not run for several years, possibly
-  discontinued) outside the required courses: another option of the same course set, or
-  another elective, is preferred even at more units;
+  discontinued; or one whose every kind of term has lapsed, ``agents.catalog.history``)
+  outside the required courses: another option of the same course set, or another
+  elective, is preferred even at more units;
 - a course a student **arranges** (an internship, independent study: ``free_elective``
   false) that a requirement lets in only by number, subject or level (``Leaf.named``), not
   asked for: a regular course of the requirement is preferred even at more units;
@@ -29,6 +30,7 @@ from typing import cast
 from ortools.sat.python import cp_model
 
 from agents.catalog import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode, ProgramCond
+from agents.catalog.history import all_lapsed
 from agents.planner.cpsat import weighted
 from agents.planner.prep import Prep
 
@@ -136,4 +138,7 @@ def before_units(
 
 
 def _dormant(prep: Prep, code: str) -> bool:
-    return prep.course(code).status == "dormant"
+    """Possibly discontinued: dormant, or every kind of term it runs in has lapsed
+    (``agents.catalog.history``: its pattern promised runs its records do not show)."""
+    course = prep.course(code)
+    return course.status == "dormant" or all_lapsed(prep.catalog, course)

@@ -39,6 +39,7 @@ COURSE_COLUMNS = (
     "offered_terms",
     "offered_years",
     "offered_only",
+    "offered_last",
     "prerequisites",
     "corequisites",
     "antirequisites",
@@ -108,6 +109,7 @@ def _course(
     smap.add((*at, "offered", "terms"), row.cell("offered_terms").where)
     smap.add((*at, "offered", "years"), row.cell("offered_years").where)
     smap.add((*at, "offered", "only_in"), row.cell("offered_only").where)
+    smap.add((*at, "offered", "last_run"), row.cell("offered_last").where)
 
     code = row.cells["code"].strip()
     if not re.fullmatch(COURSE_CODE_PATTERN, code):
@@ -151,6 +153,15 @@ def _course(
                     f"- write term codes such as {calendar.examples()} separated by ';'"
                 )
         offered["only_in"] = [calendar.parse(t).code if _parses(calendar, t) else t for t in only]
+    if last := read_list(row.cell("offered_last")):
+        for text in last:
+            if not _parses(calendar, text):
+                problems.append(
+                    f"{row.cell('offered_last').where}: {text!r} is not a term of the calendar "
+                    f"- write the last run of each kind as term codes such as "
+                    f"{calendar.examples()} separated by ';'"
+                )
+        offered["last_run"] = [calendar.parse(t).code if _parses(calendar, t) else t for t in last]
     course["offered"] = offered
     for field in ("prerequisites", "corequisites"):
         tree = read_prereq(row.cell(field), problems)

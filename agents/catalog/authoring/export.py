@@ -59,6 +59,7 @@ def _course_row(c: Course, course_columns: list[str], problems: list[str]) -> li
         "offered_terms": ";".join(c.offered.terms),
         "offered_years": c.offered.years,
         "offered_only": ";".join(c.offered.only_in),
+        "offered_last": ";".join(c.offered.last_run),
         "prerequisites": _prereq_cell(c.prerequisites),
         "corequisites": _prereq_cell(c.corequisites),
         "antirequisites": _list_cell(c.antirequisites, f"{at} antirequisites", problems),
@@ -102,11 +103,13 @@ def layout_files(catalog: Catalog) -> dict[str, str]:
     # The subject column only when a course gives one (others derive it from the code), and
     # offered_only only when a course runs in specific terms, restricted_to only when a
     # course is closed to some standings, free_elective only when some course is not one,
-    # status and last_offered only when some course is not active or has a last run recorded.
+    # status and last_offered only when some course is not active or has a last run recorded,
+    # offered_last only when some course has an offering history.
     used = {
         "subject": any(c.subject for c in catalog.courses),
         "restricted_to": any(c.restricted_to for c in catalog.courses),
         "offered_only": any(c.offered.only_in for c in catalog.courses),
+        "offered_last": any(c.offered.last_run for c in catalog.courses),
         "free_elective": not all(c.free_elective for c in catalog.courses),
         "status": any(c.status != "active" for c in catalog.courses),
         "last_offered": any(c.last_offered for c in catalog.courses),
