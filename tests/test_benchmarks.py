@@ -26,7 +26,7 @@ from agents.planner import PlanResult
 from agents.planner import pool as planner_pool
 from agents.planner import search as planner_search
 from agents.planner import solve as planner_solve
-from eval import bench_pipeline, bench_planner, bench_scaling
+from eval import bench_pipeline, bench_planner, bench_scaling, plan_times
 from eval.bench_meta import RunInfo, git_commit
 from eval.bench_pipeline import synthetic_requests, write_jsonl
 from eval.bench_scaling import Case, budgets, reference, summarize
@@ -277,3 +277,22 @@ def test_budgets_are_restored_when_the_solve_inside_fails() -> None:
         assert 8 * before[(planner_solve.__name__, "SELECT_DTIME")] == planner_solve.SELECT_DTIME
         raise RuntimeError("solver crashed")
     assert {(m.__name__, n): getattr(m, n) for m, n in bench_scaling.BUDGETS} == before
+
+
+def test_plan_times_plans_the_bench_cases_and_reports_each_run_and_the_median(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    students = tmp_path / "students"
+    students.mkdir()
+    for name in ("cs-sophomore", "math-major"):
+        shutil.copy(REPO / "demos" / "students" / f"{name}.json", students)
+    sample = REPO / "agents" / "data" / "catalog.json"
+    argv = ["--catalog", str(sample), "--students", str(students), "--runs", "2", "--json"]
+    assert plan_times.main(argv) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert len(out["runs"]) == 2
+    for run in out["runs"]:
+        assert 0 < run["p50_ms"] <= run["p95_ms"] and run["sum_s"] > 0
+    low, high = sorted(r["p50_ms"] for r in out["runs"])
+    assert out["median"]["p50_ms"] == (low + high) / 2
+    assert out["command"].startswith("python -m eval.plan_times")
