@@ -93,9 +93,9 @@ BROKEN: list[tuple[str, Mutation, type[CatalogError], str]] = [
         _set("courses/0/credits", 9),
         CatalogSchemaError,
         "$.courses[0]: unknown field 'credits'; allowed fields: antirequisites, attributes, "
-        "code, corequisites, department, description, free_elective, grading, last_offered, "
-        "level, offered, prerequisites, repeatable, restricted_to, sections, status, subject, "
-        "title, units",
+        "closed_to_programs, code, corequisites, department, description, free_elective, "
+        "grading, last_offered, level, offered, open_to_programs, prerequisites, repeatable, "
+        "restricted_to, sections, status, subject, title, units",
     ),
     (
         "unknown season",

@@ -6,6 +6,7 @@ they may also be written as expressions, parsed when the course is loaded.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from functools import cached_property
 from typing import Any, Literal, Union
 
@@ -133,6 +134,17 @@ class Course(CatalogModel):
         description="Class standings that may take the course (the standing at the start of "
         "the term it is taken), e.g. ['first_year'] for a first-year seminar; empty: anyone.",
     )
+    open_to_programs: list[str] = Field(
+        default_factory=list,
+        description="Program restriction: only students in (or adding) one of these programs "
+        "may take the course - 'majors only', 'open to students of the School of X' (its "
+        "programs listed); empty: anyone.",
+    )
+    closed_to_programs: list[str] = Field(
+        default_factory=list,
+        description="Program restriction: students in (or adding) one of these programs may "
+        "not take the course - 'not open to Computer Science majors'.",
+    )
     grading: Literal["graded", "pass_fail_allowed", "pass_fail_only"] = Field(
         default="graded", description="Grading options."
     )
@@ -190,6 +202,16 @@ class Course(CatalogModel):
     def open_to(self, standing: ClassStanding) -> bool:
         """Whether a student of ``standing`` may take the course."""
         return not self.restricted_to or standing in self.restricted_to
+
+    def closed_by_program(self, programs: Collection[str]) -> str | None:
+        """Why a student in ``programs`` (declared and being added) may not take the course
+        under its program restrictions, as words after the code; None when they may."""
+        barred = sorted(set(self.closed_to_programs) & set(programs))
+        if barred:
+            return f"is not open to students in {', '.join(barred)}"
+        if self.open_to_programs and not set(self.open_to_programs) & set(programs):
+            return f"is open only to students in {', '.join(self.open_to_programs)}"
+        return None
 
     @cached_property
     def section_terms(self) -> frozenset[str]:

@@ -138,6 +138,10 @@ def reference_problems(cat: Catalog) -> list[str]:
         for a in c.antirequisites:
             if a not in codes:
                 problems.append(f"{at}.antirequisites: unknown course {a!r}")
+        for field in ("open_to_programs", "closed_to_programs"):
+            for prog in getattr(c, field):
+                if prog not in programs:
+                    problems.append(f"{at}.{field}: unknown program {prog!r}")
         for d in _dupes(f"{s.term}/{s.id}" for s in c.sections):
             problems.append(f"{at}.sections: duplicate section {d!r}")
         cal = cat.calendar

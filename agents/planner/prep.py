@@ -111,7 +111,6 @@ class Prep:
         self.reach: Analysis | None = None
         self.derived: dict[str, object] = {}  # facts other modules compute once per prep
         self.index = catalog_index(catalog)
-        # Courses an earned anti-requisite excludes (the index lists both directions).
         self._blocked = {o for c in self.history.passed for o in self.index.antireqs.get(c, ())}
         self._plannable: dict[str, bool] = {}  # avoid, include, fixed never change
         self._positions = self.index.positions_for(tuple(self.term_codes), tuple(self.active))
@@ -217,8 +216,10 @@ class Prep:
     def _is_plannable(self, code: str) -> bool:
         if code in self.avoid or code not in self.catalog.course_by_code:
             return False
-        if code in self._blocked:
-            return False  # an anti-requisite on the record excludes credit, retakes too
+        if code in self._blocked:  # an earned anti-requisite (either direction): retakes too
+            return False
+        if code not in self.forced and self.course(code).closed_by_program(self.program_codes):
+            return False  # a program restriction ("majors only"); forcing it is the student's
         return (
             code not in self.history.passed
             or self.course(code).repeatable

@@ -126,6 +126,9 @@ def verify_plan(
             ):
                 text = format_prereq(course.prerequisites)  # type: ignore[arg-type]
                 add("prerequisite", code, cc, f"{cc} in {code} needs {text} before the term")
+            closed = course.closed_by_program(target_programs)
+            if closed is not None:  # a program restriction: who may enrol, like standing
+                add("prerequisite", code, cc, f"{cc} in {code} {closed}")
             standing = catalog.standing_for_units(units_before)
             if not course.open_to(standing):
                 # A standing restriction is a condition on who may enrol, like standing().

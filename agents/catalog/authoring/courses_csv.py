@@ -47,6 +47,8 @@ COURSE_COLUMNS = (
     "grading",
     "free_elective",
     "restricted_to",
+    "open_to_programs",
+    "closed_to_programs",
     "status",
     "last_offered",
 )
@@ -178,6 +180,9 @@ def _course(
             course[column] = flag
     if row.cells.get("grading", "").strip():
         course["grading"] = read_choice(row.cell("grading"), GRADING, "a grading option", problems)
+    for column in ("open_to_programs", "closed_to_programs"):
+        if programs := read_list(row.cell(column)):
+            course[column] = programs
     if standings := read_list(row.cell("restricted_to")):
         bad = [s for s in standings if s not in STANDINGS]
         if bad:

@@ -60,6 +60,8 @@ def _course_row(c: Course, course_columns: list[str], problems: list[str]) -> li
         "offered_years": c.offered.years,
         "offered_only": ";".join(c.offered.only_in),
         "offered_last": ";".join(c.offered.last_run),
+        "open_to_programs": ";".join(c.open_to_programs),
+        "closed_to_programs": ";".join(c.closed_to_programs),
         "prerequisites": _prereq_cell(c.prerequisites),
         "corequisites": _prereq_cell(c.corequisites),
         "antirequisites": _list_cell(c.antirequisites, f"{at} antirequisites", problems),
@@ -104,12 +106,15 @@ def layout_files(catalog: Catalog) -> dict[str, str]:
     # offered_only only when a course runs in specific terms, restricted_to only when a
     # course is closed to some standings, free_elective only when some course is not one,
     # status and last_offered only when some course is not active or has a last run recorded,
-    # offered_last only when some course has an offering history.
+    # offered_last only when some course has an offering history, the program restrictions
+    # only when some course has one.
     used = {
         "subject": any(c.subject for c in catalog.courses),
         "restricted_to": any(c.restricted_to for c in catalog.courses),
         "offered_only": any(c.offered.only_in for c in catalog.courses),
         "offered_last": any(c.offered.last_run for c in catalog.courses),
+        "open_to_programs": any(c.open_to_programs for c in catalog.courses),
+        "closed_to_programs": any(c.closed_to_programs for c in catalog.courses),
         "free_elective": not all(c.free_elective for c in catalog.courses),
         "status": any(c.status != "active" for c in catalog.courses),
         "last_offered": any(c.last_offered for c in catalog.courses),
