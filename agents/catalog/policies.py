@@ -125,6 +125,13 @@ class PolicyRule(CatalogModel):
         description="pass_fail_limit with scope 'program': the kinds of program (major, "
         "minor, ...) whose counted courses are limited (empty: every program).",
     )
+    of_last: float | None = Field(
+        default=None,
+        gt=0,
+        description="residency only: the rule counts the units earned here among the last "
+        "this many units of the degree ('36 of the final 45 units in residence': limit 36, "
+        "of_last 45); without it, every unit earned here counts.",
+    )
     severity: Severity = Field(default="hard", description="Hard rules cannot be waived.")
     requires_approval: Approver | None = Field(
         default=None, description="Who may approve an exception (for overload-type rules)."

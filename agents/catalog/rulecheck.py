@@ -57,6 +57,16 @@ def _rule(cat: Catalog, rule: PolicyRule, at: str) -> list[str]:
                 f"{at}.grade_ceiling: unknown grade {rule.grade_ceiling!r}; the grade scale "
                 f"has {', '.join(g.grade for g in cat.grade_scale)}"
             )
+    if rule.of_last is not None and rule.kind != "residency":
+        out.append(
+            f"{at}.of_last: only residency rules count the last units of the degree; this "
+            f"rule is {rule.kind!r} - remove of_last"
+        )
+    elif rule.of_last is not None and rule.limit is not None and rule.limit > rule.of_last:
+        out.append(
+            f"{at}.of_last: {rule.of_last:g} is below the limit {rule.limit:g}; no plan can "
+            "earn more units here than the last units counted - raise of_last or lower limit"
+        )
     if rule.kind != "pass_fail_limit":
         for name in PASS_FAIL_FIELDS:
             if name in rule.model_fields_set and getattr(rule, name):

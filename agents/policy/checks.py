@@ -46,6 +46,7 @@ from agents.policy.course_load import check_courses_per_term
 from agents.policy.loads import check_loads, check_min_load
 from agents.policy.plancheck import Findings, PlanCheck, add_violation
 from agents.policy.records import check_pass_fail, check_repeats, check_standing
+from agents.policy.residence import check_final_residency
 from agents.policy.rules import (
     LOAD_KINDS,
     applicable_rules,
@@ -137,6 +138,9 @@ def check_residency(ctx: PlanCheck, rule: PolicyRule, f: Findings) -> None:
         return
     cat, rec, p = ctx.catalog, ctx.record, ctx.profile
     unit = ctx.unit_name
+    if rule.of_last is not None:
+        check_final_residency(ctx, rule, f)
+        return
     brought: list[float] = []
     for code in rec.earned_courses(cat):
         best = rec.best_attempt(code, cat)
