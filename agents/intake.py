@@ -34,6 +34,7 @@ from agents.catalog import (
     next_main,
 )
 from agents.catalog.exceptions import use_of
+from agents.intake_concentrations import assume_concentrations
 from agents.intake_goals import Collector, read_goals, term_or_ask
 from agents.intake_overrides import read_overrides
 from agents.intake_programs import program_years, read_programs, settle_intent
@@ -262,6 +263,10 @@ def read_request(request: PlanRequest, tools: Toolbox) -> IntakeResult:
         target = [p for p in target if p not in dropped]
         if dropped:
             c.notes.append(f"switching to {', '.join(added)} drops {', '.join(dropped)}")
+    said: list[str] = []
+    if intent != "policy_question":
+        assumed, said = assume_concentrations(catalog, student, target)
+        target, added = [*target, *assumed], [*added, *assumed]
     asked = any(q.field == "add_programs" for q in c.questions)
     if intent in ("add_program", "switch_program") and not added and not asked:
         c.ask(
@@ -293,6 +298,7 @@ def read_request(request: PlanRequest, tools: Toolbox) -> IntakeResult:
         target_programs=target,
         added_programs=added,
         dropped_programs=dropped,
+        assumed=said,
         goals=read_goals(request, ext, current, c),
         constraints=_constraints(request, ext, catalog, current, c),
         question=question,

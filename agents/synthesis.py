@@ -302,6 +302,8 @@ def synthesize(
     ``close``, the programs close by (``agents.suggestions``)."""
     catalog = tools.catalog
     risks = collect_risks(schedule, critique)
+    # What the plan assumes for the student to settle (an undeclared concentration).
+    risks += [Risk(kind="other", message=n[0].upper() + n[1:]) for n in intake.assumed]
     violations = [] if outcome in ("approved", "approved_with_risks") else critique.violations
     citations = [v.citation for v in violations] + [r.citation for r in risks if r.citation]
     for rnd in rounds:

@@ -117,6 +117,12 @@ class IntakeResult(Artifact):
     )
     added_programs: list[str] = Field(default_factory=list, description="Programs added.")
     dropped_programs: list[str] = Field(default_factory=list, description="Programs dropped.")
+    assumed: list[str] = Field(
+        default_factory=list,
+        description="What the plan assumes that the student must settle, one sentence each: "
+        "a concentration the major requires and the record does not declare, added to the "
+        "programs (``agents.intake_concentrations``); the recommendation says each as a risk.",
+    )
     goals: Goals = Field(default_factory=Goals, description="Goals.")
     constraints: StudentConstraints = Field(
         default_factory=StudentConstraints, description="Student constraints."

@@ -102,7 +102,24 @@ def _program_problems(cat: Catalog, prog: Program, at: str) -> list[str]:
             )
     if prog.document is not None and prog.document not in cat.document_by_id:
         problems.append(f"{at}.document: unknown document {prog.document!r}")
+    if prog.concentration_required and prog.kind != "major":
+        problems.append(
+            f"{at}.concentration_required: only a major requires a concentration; this "
+            f"program is a {prog.kind} - remove the field"
+        )
+    elif prog.concentration_required and not concentrations_of(cat, prog.code):
+        problems.append(
+            f"{at}.concentration_required: no program of kind 'concentration' names "
+            f"{prog.code} in its eligible_majors - add its concentrations or remove the field"
+        )
     return problems
+
+
+def concentrations_of(cat: Catalog, major: str) -> list[str]:
+    """Codes of the concentrations a student of ``major`` may declare, in catalog order."""
+    return [
+        p.code for p in cat.programs if p.kind == "concentration" and major in p.eligible_majors
+    ]
 
 
 def reference_problems(cat: Catalog) -> list[str]:

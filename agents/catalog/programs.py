@@ -76,4 +76,11 @@ class Program(CatalogModel):
     excluded_majors: list[str] = Field(
         default_factory=list, description="Majors whose students may not add the program."
     )
+    concentration_required: bool = Field(
+        default=False,
+        description="A major only: its students must declare one of its concentrations "
+        "(programs of kind 'concentration' whose eligible_majors name it). A student who has "
+        "not is planned with the one whose requirements leave the fewest units, said as "
+        "such with the others as options (``agents.intake_concentrations``).",
+    )
     document: str | None = Field(default=None, description="Id of the program's description.")
