@@ -154,8 +154,8 @@ BROKEN: list[tuple[str, Mutation, type[CatalogError], str]] = [
         "prerequisite tree with unknown field",
         _set("courses/2/prerequisites", {"all": [{"course": "15-112", "grade": "C"}]}),
         CatalogSchemaError,
-        "$.courses[2].prerequisites.all[0]: unknown field 'grade'; allowed fields: course, "
-        "min_grade",
+        "$.courses[2].prerequisites.all[0]: unknown field 'grade'; allowed fields: concurrent, "
+        "course, min_grade",
     ),
     (
         "prerequisite of the wrong type",

@@ -18,9 +18,9 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterator
-from typing import Annotated, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from agents.errors import PrereqSyntaxError
 
@@ -44,6 +44,21 @@ class CourseCond(_Node):
         description="Lowest grade that satisfies the condition.",
         pattern=GRADE_PATTERN,
     )
+    concurrent: bool = Field(
+        default=False,
+        description="'X, which may be taken concurrently': completed before the term, or "
+        "taken in the same term (a corequisite, by contrast, must be taken with it or "
+        "before). Written concurrent(X) in an expression.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_default(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``concurrent`` is written only when true: catalogs without the form serialize as
+        before."""
+        out: dict[str, Any] = handler(self)
+        if not self.concurrent:
+            out.pop("concurrent", None)
+        return out
 
 
 class StandingCond(_Node):
@@ -94,8 +109,8 @@ _TOKEN_RE = re.compile(
     (?P<ws>\s+)
   | (?P<lparen>\()
   | (?P<rparen>\))
-  | (?P<func>(?P<fname>standing|units|consent|program)\s*\((?P<arg>[^()]*)\))
-  | (?P<badfunc>(?:standing|units|consent|program)\s*\()
+  | (?P<func>(?P<fname>standing|units|consent|program|concurrent)\s*\((?P<arg>[^()]*)\))
+  | (?P<badfunc>(?:standing|units|consent|program|concurrent)\s*\()
   | (?P<kw>(?:and|or)\b)
   | (?P<course>[0-9]{2}-[0-9]{3}|[A-Z]{2,5}[ -]?[0-9]{2,4}[A-Z]?)(?P<grade>\[[^\]]*\])?
 """,
@@ -103,6 +118,10 @@ _TOKEN_RE = re.compile(
 )
 
 
+_CONCURRENT_RE = re.compile(
+    r"\s*(?P<course>[0-9]{2}-[0-9]{3}|[A-Z]{2,5}[ -]?[0-9]{2,4}[A-Z]?)\s*"
+    r"(?:\[\s*(?P<grade>[A-Z][+-]?)\s*\])?\s*"
+)
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
 _SPACED_WORD_RE = re.compile(r"[A-Za-z]{2,5} [A-Za-z0-9]+")  # 'CS lO1'
 _LOOKALIKE = {"O": "0", "o": "0", "l": "1", "I": "1"}
@@ -276,6 +295,15 @@ class _Parser:
                 if arg not in ("instructor", "department", "dean"):
                     raise ValueError("consent must be instructor, department or dean")
                 return ConsentCond(consent=arg)  # type: ignore[arg-type]
+            if name == "concurrent":
+                m = _CONCURRENT_RE.fullmatch(arg)
+                if m is None:
+                    raise ValueError(
+                        "concurrent needs one course code, with an optional minimum grade, "
+                        "e.g. concurrent(15-112) or concurrent(21-128[C])"
+                    )
+                grade = m.group("grade")
+                return CourseCond(course=m.group("course"), min_grade=grade, concurrent=True)
             if not arg:
                 raise ValueError("program code is empty")
             return ProgramCond(program=arg)
@@ -292,7 +320,8 @@ def parse_prereq(text: str) -> PrereqNode:
 def format_prereq(node: PrereqNode, _parent: str | None = None) -> str:
     """Print a tree as an expression that ``parse_prereq`` reads back to the same tree."""
     if isinstance(node, CourseCond):
-        return node.course + (f"[{node.min_grade}]" if node.min_grade else "")
+        text = node.course + (f"[{node.min_grade}]" if node.min_grade else "")
+        return f"concurrent({text})" if node.concurrent else text
     if isinstance(node, StandingCond):
         return f"standing({node.standing})"
     if isinstance(node, UnitsCond):

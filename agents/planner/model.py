@@ -12,11 +12,11 @@ Formulation:
   ``load <= cap(first year) + sum of the steps up to the standing reached``, each step's
   literal equivalent to ``units before i >= threshold``.
 - prerequisites: ``x[c,i]`` implies the tree at ``i``: a course condition is the OR of the
-  ``x[d,j]`` with ``j < i`` (``j <= i`` for corequisites); an AND inside an OR gets its own
-  literal; standing/units conditions get ``r[k,i] => units before i >= k``; ``restricted_to``
-  holds where the units before give one of its standings (step literals above); a consent
-  condition is the course's literal ``k[c]`` ("someone must sign"), free but minimized by
-  the balance stage.
+  ``x[d,j]`` with ``j < i`` (``j <= i`` for corequisites and ``concurrent(d)``); an AND
+  inside an OR gets its own literal; standing/units conditions get ``r[k,i] => units before
+  i >= k``; ``restricted_to`` holds where the units before give one of its standings (step
+  literals above); a consent condition is the course's literal ``k[c]`` ("someone must
+  sign"), free but minimized by the balance stage.
 - overload (only with standard loads below the caps): ``e[i] >= load - standard load``
   and ``o[i]`` true when ``e[i] > 0``.
 - requirements, sharing, unit total, anti-requisites: ``agents.planner.select.encode_*``.
@@ -26,8 +26,7 @@ Formulation:
   electives.
 - no-good cuts (only for alternatives): an earlier plan's course set or placement is
   not repeated (``agents.planner.cuts``).
-- audit order (only for leaves the audit repair flagged): the planned courses counted
-  toward such a leaf come before its other planned matches, in the audit's fill order.
+- audit order (leaves the audit repair flagged): courses counted there come first.
 
 How the models are searched is in ``agents.planner.search``, the objectives of the later
 stages are in ``agents.planner.goals``; the staged solve that uses them is in
@@ -263,7 +262,8 @@ class PlanModel:
             if p.hist_ok(node.course, node.min_grade):
                 return None
             xs = self.x.get(node.course, {})
-            return [v for j, v in xs.items() if j < i or (not strict and j == i)]
+            same = not strict or node.concurrent  # "X, which may be taken concurrently"
+            return [v for j, v in xs.items() if j < i or (same and j == i)]
         if isinstance(node, AnyOf):
             out: list[cp_model.IntVar] = []
             for ch in node.any:

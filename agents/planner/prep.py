@@ -286,7 +286,7 @@ class Prep:
                 e = earliest(node.course)
                 if e >= INF:
                     return INF, node.course
-                return (e + 1 if strict else e), node.course
+                return (e + 1 if strict and not node.concurrent else e), node.course
             if isinstance(node, AllOf):  # the latest part (the first of equals)
                 best: tuple[int, str | None] = (-1, None)
                 for child in node.all:

@@ -116,7 +116,8 @@ def _holds(prep: Prep, node: PrereqNode | None, placement: dict[str, int], code:
     if isinstance(node, CourseCond):
         if prep.hist_ok(node.course, node.min_grade):
             return True
-        return placement.get(node.course, placement[code]) < placement[code]
+        at = placement.get(node.course, placement[code] + 1)
+        return at < placement[code] or (node.concurrent and at == placement[code])
     if isinstance(node, ConsentCond):
         return False
     if isinstance(node, AllOf):

@@ -9,7 +9,7 @@ units completed before the term.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from agents.catalog import (
     AllOf,
@@ -96,16 +96,21 @@ def holds(
     done: set[str],
     units_before: float,
     programs: set[str],
+    now: Collection[str] = (),
 ) -> bool:
-    """Evaluate a prerequisite tree; ``done`` are planned courses that count as complete."""
+    """Evaluate a prerequisite tree; ``done`` are planned courses that count as complete,
+    ``now`` those planned in the same term (they meet a condition that may be taken
+    concurrently)."""
     if node is None:
         return True
     if isinstance(node, CourseCond):
+        if node.concurrent and node.course in now:
+            return True
         return node.course in done or record.passes(node.course, node.min_grade)
     if isinstance(node, AllOf):
-        return all(holds(catalog, c, record, done, units_before, programs) for c in node.all)
+        return all(holds(catalog, c, record, done, units_before, programs, now) for c in node.all)
     if isinstance(node, AnyOf):
-        return any(holds(catalog, c, record, done, units_before, programs) for c in node.any)
+        return any(holds(catalog, c, record, done, units_before, programs, now) for c in node.any)
     if isinstance(node, StandingCond | UnitsCond):
         return units_before >= _threshold(catalog, node) - 1e-9
     if isinstance(node, ProgramCond):

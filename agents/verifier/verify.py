@@ -122,8 +122,9 @@ def verify_plan(
             if why is not None:
                 add("offering", code, cc, why)
             if not holds(
-                catalog, course.prerequisites, record, done, units_before, target_programs
-            ):
+                catalog, course.prerequisites, record, done, units_before, target_programs,
+                this_term,
+            ):  # fmt: skip
                 text = format_prereq(course.prerequisites)  # type: ignore[arg-type]
                 add("prerequisite", code, cc, f"{cc} in {code} needs {text} before the term")
             closed = course.closed_by_program(target_programs)
