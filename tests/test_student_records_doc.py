@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from agents.artifacts import PlanRequest
 from agents.artifacts.request import TimePreferences
-from agents.catalog import load_catalog, use_catalog
+from agents.catalog import ExamTaken, load_catalog, use_catalog
 from agents.catalog.exceptions import Application, Approval, Substitution, Waiver
 from agents.catalog.student import (
     CourseAttempt,
@@ -36,6 +36,7 @@ TABLES: list[tuple[str, tuple[type[BaseModel], ...]]] = [
     ("### `StudentRecord`", (StudentRecord,)),
     ("### `CourseAttempt`", (CourseAttempt,)),
     ("### `Registration`", (Registration,)),
+    ("### `ExamTaken`", (ExamTaken,)),
     ("### Advisor exceptions", (Substitution, Waiver, Application, Approval)),
     ("### `PlanRequest`", (PlanRequest,)),
     ("### `TimePreferences`", (TimePreferences,)),

@@ -84,6 +84,7 @@ from agents.catalog.terms import (
     term_label,
     use_calendar,
 )
+from agents.catalog.test_scores import ExamTaken, ScoreCond
 from agents.catalog.validation import json_path, schema_problems
 from agents.catalog.words import count_text, singular, term_word, terms_text
 
@@ -107,6 +108,7 @@ __all__ = [
     "CourseCond",
     "CourseRequirement",
     "CourseSetRequirement",
+    "ExamTaken",
     "Meeting",
     "NOfRequirement",
     "Offering",
@@ -117,6 +119,7 @@ __all__ = [
     "ProgramKind",
     "RequirementNode",
     "RuleCondition",
+    "ScoreCond",
     "Section",
     "Severity",
     "SharingLimit",

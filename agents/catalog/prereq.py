@@ -1,17 +1,15 @@
 """Prerequisite and corequisite trees, their readable expression syntax, parser and printer.
 
-A tree is made of course conditions (optionally with a minimum grade), ``all`` / ``any``
-groups, and non-course conditions (class standing, units completed, program membership,
-consent). The same tree can be written as an expression::
+A tree is made of course conditions (optionally with a minimum grade, or taken concurrently),
+``all`` / ``any`` groups, and other conditions (class standing, units completed, program
+membership, test scores and placements, consent). As an expression::
 
-    15-112 and (21-127 or 21-128[C])
-    standing(junior) and units(180)
-    consent(instructor) or 15-213[B]
-    program(CS-BS) and 15-122
+    15-112 and (21-127 or 21-128[C]) and concurrent(15-151)
+    standing(junior) and units(180) and program(CS-BS)
+    consent(instructor) or score(AP-CALC-BC, 4) or placement(MATH-PLACEMENT, MATH 2B)
 
-``and`` binds tighter than ``or``; parentheses group. Course codes look like ``15-112``,
-``CS 101``, ``MATH221`` or ``ECON-201A``. A minimum grade follows the code in brackets.
-"""
+``and`` binds tighter than ``or``; parentheses group. A minimum grade follows a code in
+brackets."""
 
 from __future__ import annotations
 
@@ -22,6 +20,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
+from agents.catalog.test_scores import ScoreCond
 from agents.errors import PrereqSyntaxError
 
 ClassStanding = Literal["first_year", "sophomore", "junior", "senior"]
@@ -98,22 +97,23 @@ class AnyOf(_Node):
 
 
 PrereqNode = Annotated[
-    Union[CourseCond, AllOf, AnyOf, StandingCond, UnitsCond, ProgramCond, ConsentCond],  # noqa: UP007
+    Union[CourseCond, AllOf, AnyOf, StandingCond, UnitsCond, ProgramCond, ScoreCond, ConsentCond],  # noqa: UP007
     Field(union_mode="left_to_right"),
 ]
 AllOf.model_rebuild()
 AnyOf.model_rebuild()
 
+_FUNCS = "standing|units|consent|program|concurrent|score|placement"  # condition names
 _TOKEN_RE = re.compile(
     r"""
     (?P<ws>\s+)
   | (?P<lparen>\()
   | (?P<rparen>\))
-  | (?P<func>(?P<fname>standing|units|consent|program|concurrent)\s*\((?P<arg>[^()]*)\))
-  | (?P<badfunc>(?:standing|units|consent|program|concurrent)\s*\()
+  | (?P<func>(?P<fname>{names})\s*\((?P<arg>[^()]*)\))
+  | (?P<badfunc>(?:{names})\s*\()
   | (?P<kw>(?:and|or)\b)
   | (?P<course>[0-9]{2}-[0-9]{3}|[A-Z]{2,5}[ -]?[0-9]{2,4}[A-Z]?)(?P<grade>\[[^\]]*\])?
-""",
+""".replace("{names}", _FUNCS),
     re.VERBOSE,
 )
 
@@ -295,6 +295,19 @@ class _Parser:
                 if arg not in ("instructor", "department", "dean"):
                     raise ValueError("consent must be instructor, department or dean")
                 return ConsentCond(consent=arg)  # type: ignore[arg-type]
+            if name in ("score", "placement"):
+                test, comma, value = (part.strip() for part in arg.partition(","))
+                if not test or not comma or not value:
+                    raise ValueError(
+                        f"{name} needs a test id and a {'score' if name == 'score' else 'result'}"
+                        f", e.g. score(AP-CALC-BC, 4) or placement(MATH-PLACEMENT, MATH 2B)"
+                    )
+                if name == "placement":
+                    return ScoreCond(test=test, result=value)
+                try:
+                    return ScoreCond(test=test, min_score=float(value))
+                except ValueError:
+                    raise ValueError(f"score needs a number, not {value!r}") from None
             if name == "concurrent":
                 m = _CONCURRENT_RE.fullmatch(arg)
                 if m is None:
@@ -322,6 +335,11 @@ def format_prereq(node: PrereqNode, _parent: str | None = None) -> str:
     if isinstance(node, CourseCond):
         text = node.course + (f"[{node.min_grade}]" if node.min_grade else "")
         return f"concurrent({text})" if node.concurrent else text
+    if isinstance(node, ScoreCond):
+        if node.result is not None and node.min_score is None:
+            return f"placement({node.test}, {node.result})"
+        # Both or neither (JSON only): an expression that does not read back to it.
+        return f"score({node.test}, {node.min_score or 0:g})"
     if isinstance(node, StandingCond):
         return f"standing({node.standing})"
     if isinstance(node, UnitsCond):

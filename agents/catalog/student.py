@@ -29,6 +29,7 @@ from agents.catalog.terms import (
     active_calendar,
     use_calendar,
 )
+from agents.catalog.test_scores import ExamTaken
 from agents.catalog.validation import pydantic_problem, read_json
 from agents.errors import StudentRecordError, TermError
 
@@ -97,6 +98,11 @@ class StudentRecord(CatalogModel):
         default_factory=list,
         max_length=LIMITS["record_courses"].value,
         description="Course history.",
+    )
+    tests: list[ExamTaken] = Field(
+        default_factory=list,
+        description="Tests taken and placement results (AP, IB, placement exams), which "
+        "prerequisites may ask for: score(AP-CALC-BC, 4), placement(MATH-PLACEMENT, MATH 2B).",
     )
     terms_away: list[str] = Field(
         default_factory=list,

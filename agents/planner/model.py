@@ -29,8 +29,7 @@ Formulation:
 - audit order (leaves the audit repair flagged): courses counted there come first.
 
 How the models are searched is in ``agents.planner.search``, the objectives of the later
-stages are in ``agents.planner.goals``; the staged solve that uses them is in
-``agents.planner.solve``.
+stages in ``agents.planner.goals``, the staged solve that uses them in ``agents.planner.solve``.
 """
 
 from __future__ import annotations
@@ -46,6 +45,7 @@ from agents.catalog import (
     CourseCond,
     PrereqNode,
     ProgramCond,
+    ScoreCond,
     StandingCond,
     UnitsCond,
     credit_sub,
@@ -284,8 +284,8 @@ class PlanModel:
             if p.history.units_earned >= thr:
                 return None
             return [self._reach_lit(thr, i)]
-        if isinstance(node, ProgramCond):
-            return None if node.program in p.program_codes else []
+        if isinstance(node, ProgramCond | ScoreCond):
+            return None if p.fact(node) else []
         assert isinstance(node, ConsentCond)
         if self._course not in self.k:
             self.k[self._course] = self.m.new_bool_var(f"k[{self._course}]")

@@ -39,6 +39,7 @@ from agents.catalog import (
     CourseCond,
     PrereqNode,
     ProgramCond,
+    ScoreCond,
 )
 from agents.catalog.credits import hundredths
 from agents.catalog.history import all_lapsed
@@ -75,8 +76,8 @@ def cost(prep: Prep, code: str, memo: dict[str, int]) -> int:
             return min(INF, sum(need(c) for c in node.all))
         if isinstance(node, AnyOf):
             return min(need(c) for c in node.any)
-        if isinstance(node, ProgramCond):
-            return 0 if node.program in prep.program_codes else INF
+        if isinstance(node, ProgramCond | ScoreCond):
+            return 0 if prep.fact(node) else INF
         return 0
 
     c = prep.course(code)

@@ -1,12 +1,9 @@
-"""Planner preparation: ``Prep``, everything the CP-SAT models need, and earliest terms.
-
-Everything here is plain Python (no solver). ``Prep`` holds what the models in
-``agents.planner.model`` and ``agents.planner.select`` need: the terms with their caps and
-floors, the record's credit (``agents.planner.record``), the compiled requirement trees
-(``agents.planner.reqtree``), the candidate pool (filled in by ``agents.planner.pool``) with
-the positions each course may take (offered, not away, at or after its earliest term), and
-the earliest-term analysis reused by the infeasibility reasons (chains, offerings).
-"""
+"""Planner preparation: ``Prep``, everything the CP-SAT models need, and earliest terms -
+plain Python (no solver): the terms with their caps and floors, the record's credit
+(``agents.planner.record``), the compiled requirement trees (``agents.planner.reqtree``),
+the candidate pool (``agents.planner.pool``) with the positions each course may take
+(offered, not away, at or after its earliest term), and the earliest-term analysis the
+infeasibility reasons reuse (chains, offerings)."""
 
 from __future__ import annotations
 
@@ -25,6 +22,7 @@ from agents.catalog import (
     PrereqNode,
     Program,
     ProgramCond,
+    ScoreCond,
     StandingCond,
     StudentRecord,
     Term,
@@ -98,7 +96,7 @@ class Prep:
             tree, leaves = compile_requirements(catalog, p)
             self.trees[p.code] = tree
             self.leaves.extend(leaves)
-        self.sharing = self.sharing_pairs(self.programs)
+        self.sharing = sharing_limits(self.programs)
         totals = [p.total_units for p in self.programs if p.total_units]
         self.total_units = max(totals) if totals else 0.0
         self.total_needed = max(0.0, credit_sub(self.total_units, self.history.units_earned))
@@ -167,9 +165,10 @@ class Prep:
     def leaf(self, program: str, leaf_id: str) -> Leaf:
         return next(x for x in self.leaves if x.program == program and x.id == leaf_id)
 
-    @staticmethod
-    def sharing_pairs(programs: Sequence[Program]) -> list[tuple[str, str, int]]:
-        return sharing_limits(programs)
+    def fact(self, node: ProgramCond | ScoreCond) -> bool:
+        """A condition on the student's programs, or on tests and placements on record."""
+        programs, tests = self.program_codes, self.student.tests
+        return node.program in programs if isinstance(node, ProgramCond) else node.met_by(tests)
 
     def _standing_ranges(
         self, by_standing: Sequence[tuple[float, ...]] | None
@@ -307,8 +306,8 @@ class Prep:
                     if self.units_reachable(thr, i):
                         return i, None
                 return INF, None
-            if isinstance(node, ProgramCond):
-                return (0 if node.program in self.program_codes else INF), None
+            if isinstance(node, ProgramCond | ScoreCond):
+                return (0 if self.fact(node) else INF), None
             assert isinstance(node, ConsentCond)
             return 0, None
 

@@ -27,7 +27,7 @@ from agents.planner.prep import Prep
 from agents.planner.reasons_block import open_words, untakeable
 from agents.planner.reasons_load import cap_note, capacity_reason, load_note
 from agents.planner.reasons_missing import missing_reasons
-from agents.planner.reqtree import Leaf
+from agents.planner.reqtree import Leaf, sharing_limits
 from agents.planner.schema import TimeLimit
 from agents.planner.setup import PlanSetup
 from agents.planner.terms import not_offered_words
@@ -230,7 +230,7 @@ def diagnose(
     for p in setup.programs:
         for q in setup.programs:
             if p.code < q.code and any(
-                {a, b} == {p.code, q.code} for a, b, _ in Prep.sharing_pairs(setup.programs)
+                {a, b} == {p.code, q.code} for a, b, _ in sharing_limits(setup.programs)
             ):
                 probes.append(
                     (

@@ -25,6 +25,7 @@ from agents.catalog import (
     CourseCond,
     PrereqNode,
     ProgramCond,
+    ScoreCond,
     StandingCond,
     UnitsCond,
     credit_sum,
@@ -166,8 +167,8 @@ def _ready(prep: Prep, analysis: Analysis, node: PrereqNode | None, strict: bool
         return max(_ready(prep, analysis, c, strict) for c in node.all)
     if isinstance(node, AnyOf):
         return min(_ready(prep, analysis, c, strict) for c in node.any)
-    if isinstance(node, ProgramCond):
-        return 0 if node.program in prep.program_codes else INF
+    if isinstance(node, ProgramCond | ScoreCond):
+        return 0 if prep.fact(node) else INF
     need = prep.threshold(node)
     return next((i for i in range(len(prep.terms)) if prep.units_reachable(need, i)), INF)
 

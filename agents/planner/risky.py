@@ -29,7 +29,15 @@ from typing import cast
 
 from ortools.sat.python import cp_model
 
-from agents.catalog import AllOf, AnyOf, ConsentCond, CourseCond, PrereqNode, ProgramCond
+from agents.catalog import (
+    AllOf,
+    AnyOf,
+    ConsentCond,
+    CourseCond,
+    PrereqNode,
+    ProgramCond,
+    ScoreCond,
+)
 from agents.catalog.history import all_lapsed
 from agents.planner.cpsat import weighted
 from agents.planner.prep import Prep
@@ -51,8 +59,8 @@ def route_exists(prep: Prep, node: PrereqNode | None) -> bool:
         return all(route_exists(prep, ch) for ch in node.all)
     if isinstance(node, AnyOf):
         return any(route_exists(prep, ch) for ch in node.any)
-    if isinstance(node, ProgramCond):
-        return node.program in prep.program_codes
+    if isinstance(node, ProgramCond | ScoreCond):
+        return prep.fact(node)
     return True
 
 

@@ -33,6 +33,7 @@ from agents.catalog import (
     CourseCond,
     PrereqNode,
     ProgramCond,
+    ScoreCond,
     iter_prereq,
 )
 from agents.planner.cpsat import Model, Steps, make_solver, weighted
@@ -287,8 +288,8 @@ class SelectionModel:
                 self._and[id(node)] = v
                 self._post(v, node)
             return [self._and[id(node)]]
-        if isinstance(node, ProgramCond):
-            return None if node.program in self.p.program_codes else []
+        if isinstance(node, ProgramCond | ScoreCond):
+            return None if self.p.fact(node) else []
         if isinstance(node, ConsentCond):
             # Someone must sign unless another branch holds: allowed, but counted.
             if self._course not in self.k:

@@ -21,6 +21,7 @@ from agents.catalog import (
     CourseSetRequirement,
     PrereqNode,
     ProgramCond,
+    ScoreCond,
     StandingCond,
     StudentRecord,
     UnitsCond,
@@ -39,6 +40,7 @@ class RecordView:
                 (a.grade, a.status == "in_progress", a.pass_fail)
             )
         self.units = student.units_earned(catalog, include_in_progress=True)
+        self.tests = list(student.tests)
 
     def passes(self, code: str, min_grade: str | None) -> bool:
         for grade, in_progress, pass_fail in self.attempts.get(code, []):
@@ -115,5 +117,7 @@ def holds(
         return units_before >= _threshold(catalog, node) - 1e-9
     if isinstance(node, ProgramCond):
         return node.program in programs
+    if isinstance(node, ScoreCond):
+        return node.met_by(record.tests)
     assert isinstance(node, ConsentCond)
     return True  # consent is an approval to obtain, not a plan defect
