@@ -42,6 +42,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,7 @@ from pipeline.results import JobResult, JobStatus
 # drops them if the batch ends sooner. Read once, when Ray is imported; a user's
 # RAY_DEDUP_LOGS=1 is kept.
 os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+LOG_GRACE_S = 1.0  # seconds the log monitor gets to forward workers' last lines (close)
 
 try:
     import ray
@@ -279,7 +281,12 @@ class RayPool:
 
     def close(self, abandon: bool) -> None:
         """Free the workers (with ``abandon``, in the middle of their stages: checkpoints
-        are atomic) and shut down the Ray instance or connection this pool started."""
+        are atomic) and shut down the Ray instance or connection this pool started. Before
+        a normal close, ``LOG_GRACE_S`` lets Ray's log monitor forward what the workers
+        printed last: shut down at once, it drops the lines it has not read yet (seen on a
+        loaded machine: a request's printed lines missing from the driver's stderr)."""
+        if not abandon and self._actors:
+            time.sleep(LOG_GRACE_S)
         for actor in self._actors:
             ray.kill(actor, no_restart=True)
         if self.mode == "tasks":
