@@ -34,6 +34,7 @@ from agents.catalog import (
     next_main,
 )
 from agents.catalog.exceptions import use_of
+from agents.catalog.lookup import find_course, respell_courses
 from agents.intake_concentrations import assume_concentrations
 from agents.intake_goals import Collector, read_goals, term_or_ask
 from agents.intake_overrides import read_overrides
@@ -214,9 +215,12 @@ def _constraints(
 
 def _courses(codes: list[str], catalog: Catalog, c: Collector) -> list[str]:
     out: list[str] = []
-    for code in codes:
-        if code not in catalog.course_by_code:
-            c.ask("include_courses", _unresolved_question("include_courses", code), code)
+    for said in codes:
+        code = find_course(catalog, said)
+        if code is None and not catalog.code_index.fits_pattern(said):
+            c.ask("include_courses", f"The request names {catalog.code_index.unknown(said)}", said)
+        elif code is None:
+            c.ask("include_courses", _unresolved_question("include_courses", said), said)
         elif code not in out:
             out.append(code)
     return out
@@ -236,8 +240,10 @@ def run(case: Case, tools: Toolbox) -> IntakeResult:
 
 def read_request(request: PlanRequest, tools: Toolbox) -> IntakeResult:
     """Read the request against the catalog; see the module docstring."""
-    catalog, student = tools.catalog, request.student
+    catalog = tools.catalog
     c = Collector()
+    student, respelt = respell_courses(request.student, catalog)  # 'cs101' -> 'CS 101'
+    c.notes.extend(respelt)
     for problem in check_student_against_catalog(student, catalog):
         # An unknown declared program leaves it unclear what to plan for: that blocks.
         field = "programs" if problem.startswith("$.programs") else "student"

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from agents.artifacts import PlanRequest
 from agents.catalog import Catalog, Term, not_offered, offered_in
+from agents.catalog.lookup import find_course
 from agents.intake_goals import Collector, term_or_ask
 from agents.llm import IntakeExtraction
 
@@ -33,7 +34,8 @@ def read_overrides(
     """The pins (course -> term code) and forced courses of ``request`` (the text's where
     the request gives none), each checked against the catalog."""
     forced: list[str] = []
-    for code in request.force_courses or ext.force_courses:
+    for said in request.force_courses or ext.force_courses:
+        code = find_course(catalog, said) or said  # any case and spacing: 'cs101'
         if code not in catalog.course_by_code:
             c.ask("force_courses", f"{code!r} is not a course in the catalog", code)
         elif code in avoid:
@@ -42,7 +44,8 @@ def read_overrides(
             forced.append(code)
     pins: dict[str, str] = {}
     text_pins = {p.course: p.term for p in ext.pins}
-    for code, when in (request.pin_courses or text_pins).items():
+    for said, when in (request.pin_courses or text_pins).items():
+        code = find_course(catalog, said) or said
         course = catalog.course_by_code.get(code)
         if course is None:
             c.ask("pin_courses", f"{code!r} is not a course in the catalog", code)

@@ -111,7 +111,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         use_catalog,
     )
     from agents.catalog.exceptions import load_exceptions, use_of
-    from agents.catalog.lookup import resolve_program
+    from agents.catalog.lookup import resolve_program, respell_courses
     from agents.errors import StudentRecordError
     from agents.files import atomic_write
     from agents.reports import check_templates, use_templates
@@ -119,6 +119,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
     cat = load_catalog(args.catalog)
     student = load_student(args.student, calendar=cat.calendar)
+    student, _ = respell_courses(student, cat)  # codes in any case and spacing: 'cs101'
     problems = check_student_against_catalog(student, cat)
     if problems:
         raise StudentRecordError(args.student, problems)

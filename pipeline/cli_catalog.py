@@ -107,10 +107,10 @@ def _add_authoring(csub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     e.set_defaults(handler=_cmd_catalog_export)
     m = csub.add_parser(
         "migrate",
-        help="upgrade a catalog file or directory to the current format (version 2)",
+        help="upgrade a catalog file or directory to the current format (version 3)",
         formatter_class=Formatter,
-        description="Upgrade a version 1 catalog to version 2: write out the semester calendar\n"
-        "(S spring, U summer, F fall) that version 1 assumed and set schema_version to 2.\n"
+        description="Upgrade a version 1 or 2 catalog to version 3: for version 1, write out the\n"
+        "semester calendar (S spring, U summer, F fall) it assumed; set schema_version to 3.\n"
         "Term codes and everything else keep their values. A JSON file is written to -o\n"
         "(checked like 'catalog validate' first); a catalog directory is upgraded in place\n"
         "(only institution.yaml changes, its comments kept).\n\n"

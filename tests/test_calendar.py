@@ -192,14 +192,14 @@ def test_a_version_1_directory_is_upgraded_in_place_keeping_comments(tmp_path: P
             (d / f.relative_to(src)).write_bytes(f.read_bytes())
     head = (d / "institution.yaml").read_text(encoding="utf-8")
     (d / "institution.yaml").write_text(
-        "# kept by the registrar\n" + head.replace("schema_version: 2", "schema_version: 1"),
+        "# kept by the registrar\n" + head.replace("schema_version: 3", "schema_version: 1"),
         encoding="utf-8",
     )
     with pytest.raises(CatalogError, match=f"advise catalog migrate {d}"):
         load_catalog(d)
     migrate_catalog(d, None)
     text = (d / "institution.yaml").read_text(encoding="utf-8")
-    assert text.startswith("# kept by the registrar\n") and "schema_version: 2" in text
+    assert text.startswith("# kept by the registrar\n") and "schema_version: 3" in text
     assert load_catalog(d).calendar == load_catalog(src).calendar
 
 

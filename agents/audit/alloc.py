@@ -9,14 +9,16 @@ completed attempt (transfer/AP/exam credit included), the attempt in progress, t
 enrollment. A *leaf* is a course or course-set requirement. An allocation gives each leaf a
 set of keys, and obeys:
 
-- within a program a key counts toward at most one leaf, through its first option allowed in
-  the stage whose grade meets the leaf's minimum (a pass/fail grade never meets a minimum;
-  in-progress and planned courses are assumed to meet it);
+- within a program a key counts toward at most one leaf - or two whose nodes the program's
+  ``overlaps`` pair, within the overlap's limit (``overlap``) - through its first option
+  allowed in the stage whose grade meets the leaf's minimum (a pass/fail grade never meets a
+  minimum; in-progress and planned courses are assumed to meet it);
 - a key counted in two programs uses one shared slot of the pair's tightest sharing limit;
 - a course leaf is met by one key; a course set by its course count and units, and by the GPA
   over the courses it counts; an all_of by all children, an n_of by ``n`` children;
-- a course set with caps or a subject minimum (``forms``) counts no course beyond a cap and
-  needs its courses from ``min_subjects`` subjects; for the search, a bag of courses meets it
+- a course set with caps, a subject minimum or minimums from sub-lists (``forms``) counts no
+  course beyond a cap, needs its courses from ``min_subjects`` subjects and at least each
+  minimum's courses among those it counts; for the search, a bag of courses meets it
   when some part of the bag does (so more courses never hurt), and it counts that part.
 
 What is met is a lexicographic maximum, found exactly. Target nodes are tried in a fixed order
@@ -55,6 +57,7 @@ from itertools import combinations
 from typing import Any
 
 from agents.audit.forms import Forms
+from agents.audit.overlap import ProgramOverlaps
 from agents.audit.pool import Option
 from agents.audit.program import Leaf, ProgramAlloc, flatten, required_count
 from agents.catalog import (
@@ -105,6 +108,11 @@ class Allocator:
         order += [p for p in programs if p.kind == "institution"]
         order += [p for p in programs if p.kind not in ("major", "institution")]
         self.allocs = {p.code: self._prepare(p) for p in order}
+        # Programs whose overlaps let a course count twice, and each key as a bit for them.
+        self.overlaps = {
+            p.code: ProgramOverlaps(p, self.allocs[p.code].nodes) for p in programs if p.overlaps
+        }
+        self.bit = {k: 1 << i for i, k in enumerate(sorted(pool))} if self.overlaps else {}
         self.limits: dict[tuple[str, str], int] = {}
         for i, p in enumerate(programs):
             for q in programs[i + 1 :]:
@@ -221,12 +229,33 @@ class Allocator:
         return self.pair_shared.get(pair(a.program.code, other), [])
 
     def blocker(self, a: ProgramAlloc, key: str) -> str | None:
-        """The program whose sharing limit with ``a`` is used up, if ``key`` counts there."""
+        """The program whose sharing limit with ``a`` is used up, if ``key`` counts there
+        (a key ``a`` counts already takes no new slot)."""
+        if key in a.used:
+            return None
         for other in self.others(a, key):
             lim = self.limits.get(pair(a.program.code, other))
             if lim is not None and len(self.shared(a, other)) >= lim:
                 return other
         return None
+
+    # ---- counting a course twice in one program (``overlap``)
+
+    def leaves_of(self, a: ProgramAlloc, key: str) -> list[int]:
+        """The leaves of ``a`` counting ``key``."""
+        return [a.used[key], *a.also.get(key, [])] if key in a.used else []
+
+    def held(self, a: ProgramAlloc) -> dict[int, int]:
+        """Leaf -> the keys it counts, as a bit mask."""
+        return {i: sum({self.bit[o.key] for o in opts}) for i, opts in a.taken.items()}
+
+    def may_join(self, a: ProgramAlloc, idx: int, key: str) -> bool:
+        """Whether leaf ``idx`` may also count ``key``, which other leaves of ``a`` count:
+        an overlap pairs it with each of them and its limit has room."""
+        ov = self.overlaps.get(a.program.code)
+        if ov is None or idx in self.leaves_of(a, key):
+            return False
+        return ov.fits(self.held(a), idx, self.bit[key])
 
     # ---- building the allocation
 
@@ -270,6 +299,10 @@ class Allocator:
         )
 
     def take(self, a: ProgramAlloc, idx: int, opt: Option) -> None:
+        if opt.key in a.used:  # a second leaf of the program, as an overlap allows
+            a.taken.setdefault(idx, []).append(opt)
+            a.also.setdefault(opt.key, []).append(idx)
+            return
         for other in self.others(a, opt.key):
             self.pair_shared.setdefault(pair(a.program.code, other), []).append(opt.key)
         a.taken.setdefault(idx, []).append(opt)
@@ -286,7 +319,7 @@ class Allocator:
         self.used_by, self.pair_shared = {}, {}
         need = set(required)
         for code, a in self.allocs.items():
-            a.taken, a.used, a.blocked = {}, {}, {}
+            a.taken, a.used, a.blocked, a.also = {}, {}, {}, {}
             for idx in a.order:
                 if (code, idx) not in need:
                     continue

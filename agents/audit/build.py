@@ -156,6 +156,29 @@ class Builder:
             why = f"program GPA {gpa:.2f} is below the minimum {minimum:.2f}"
         return audit_node("program-gpa", "Program GPA", "program_gpa", status, mbc, why)
 
+    def overlap_notes(self, a: ProgramAlloc) -> list[str]:
+        """For each overlap of the program: the courses counted toward both of its nodes."""
+        al = self.allocator
+        ov = al.overlaps.get(a.program.code)
+        if ov is None:
+            return []
+        held = al.held(a)
+        out = []
+        for r, (overlap, _, _) in enumerate(ov.rules):
+            both = ov.shared(held, r)
+            codes = sorted(al.pool[k][0].course for k, bit in al.bit.items() if bit & both)
+            most = (
+                f"at most {plural(overlap.max_courses, 'course')}"
+                if overlap.max_courses is not None
+                else "any course"
+            )
+            rule = f" (rule {overlap.rule})" if overlap.rule else ""
+            out.append(
+                f"{most.capitalize()} may count toward both {overlap.nodes[0]} and "
+                f"{overlap.nodes[1]}{rule}; counted toward both: {', '.join(codes) or 'none'}."
+            )
+        return out
+
     def program(
         self,
         program: Program,
@@ -166,7 +189,8 @@ class Builder:
     ) -> ProgramAudit:
         a = self.allocator.allocs[program.code]
         root = self.node(a, 0)
-        all_full = [o for opts in a.taken.values() for o in opts]
+        # A course two leaves count (an overlap allows it) is in the program GPA once.
+        all_full = list({o.key: o for opts in a.taken.values() for o in opts}.values())
         checks = []
         if program.total_units is not None:
             checks.append(self.total_units_check(program.total_units, units))
@@ -225,6 +249,7 @@ class Builder:
                     f"Kept out of {program.code} by the limit with {other}: "
                     f"{', '.join(kept_out)} (already counted toward {other})."
                 )
+        notes += self.overlap_notes(a)
         earned, in_progress, planned = units
         return ProgramAudit(
             code=program.code,

@@ -13,11 +13,12 @@ completed over in-progress over planned courses and majors over minors, and a no
 record stays met when planned courses are added. ``build`` writes the explanations.
 
 Module map, each importing only the ones listed before it: ``pool`` (the courses a record and
-plan offer), ``program`` (a program's flattened tree and allocation state), ``forms`` (caps
-and subject minimums of course sets), ``alloc`` (the rules and the allocator), ``selections``
-and ``search`` (the exact search), ``partial`` (partial credit), ``stages`` (the stage and
-target order), ``report`` (the result models), ``explain``, ``leaves`` and
-``build`` (result models from an allocation), ``memo`` (answers kept for a repeated
+plan offer), ``program`` (a program's flattened tree and allocation state), ``overlap``
+(courses counted twice where a program's overlaps allow), ``forms`` (caps, subject minimums
+and minimums from sub-lists of course sets), ``alloc`` (the rules and the allocator),
+``selections`` and ``search`` (the exact search), ``partial`` (partial credit), ``stages``
+(the stage and target order), ``report`` (the result models), ``explain``, ``leaf_notes``,
+``leaves`` and ``build`` (result models from an allocation), ``memo`` (answers kept for a repeated
 question), ``core`` (this file: schema, entry points), ``render`` (plain text).
 """
 

@@ -9,7 +9,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from agents.audit.report import RequirementAudit, RequirementKind, Status
-from agents.catalog import RequirementNode, SharingLimit
+from agents.catalog import RequirementNode, SharingLimit, credits_text
+from agents.catalog.requirements import CourseMinimum
 
 
 def rounded(x: float) -> float:
@@ -41,6 +42,16 @@ def node_label(node: RequirementNode) -> str:
 def limit_text(lim: SharingLimit, other: str) -> str:
     rule = f" (rule {lim.rule})" if lim.rule else ""
     return f"at most {plural(lim.max_courses, 'course')} may be shared with {other}{rule}"
+
+
+def minimum_need(low: CourseMinimum) -> str:
+    """'at least 2 courses', 'at least 6 units', 'at least 2 courses and 6 units'."""
+    parts = []
+    if low.min_courses is not None:
+        parts.append(plural(low.min_courses, "course"))
+    if low.min_units is not None:
+        parts.append(credits_text(low.min_units))
+    return "at least " + " and ".join(parts)
 
 
 def audit_node(

@@ -1,17 +1,20 @@
-"""Course sets that cap what counts or ask for several subjects (``caps``, ``min_subjects``;
-``CourseSetRequirement.distributed``): which of a leaf's courses may count together.
+"""Course sets that cap what counts, ask for several subjects or have minimums from
+sub-lists (``caps``, ``min_subjects``, ``minimums``; ``CourseSetRequirement.distributed``):
+which of a leaf's courses may count together.
 
 A set of courses *holds* for such a leaf when it breaks no cap (at most ``max_courses`` /
-``max_units`` of the counted courses match each cap's selector) and has the courses, units,
-subjects and GPA the leaf asks. A bag of courses *can meet* the leaf when some part of it
+``max_units`` of the counted courses match each cap's selector), meets every minimum (at
+least ``min_courses`` / ``min_units`` of them match its selector: they are counted courses,
+so they count toward the set's own count too) and has the courses, units, subjects and GPA
+the leaf asks. A bag of courses *can meet* the leaf when some part of it
 holds: that reading only grows with the bag, so the allocation search treats these leaves
 like any other (more courses never hurt), and the courses a leaf finally counts are such a
 part (``witness``, then ``minimal``), best-ranked courses first.
 
 ``witness`` is a depth-first search over the bag in preference order (take a course, then
 leave it), pruned by the caps, by an upper bound on the courses, units and subjects the rest
-can still add and, with a GPA minimum, by the best GPA the rest can still reach; the bags are
-a student's courses matching one leaf, so they are small.
+can still add (to the set and to each minimum) and, with a GPA minimum, by the best GPA the
+rest can still reach; the bags are a student's courses matching one leaf, so they are small.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from agents.audit.pool import Option
 from agents.audit.program import required_count
 from agents.catalog import Catalog, CourseCap, CourseSetRequirement, credits_text
 from agents.catalog.credits import grade_average
+from agents.catalog.requirements import CourseMinimum
 
 EPS = 1e-9
 MEMO_MAX = 50_000  # witness answers kept per allocation (the search asks the same bags often)
@@ -31,12 +35,12 @@ Gpa = Callable[[Sequence[Option]], "float | None"]
 Grade = Callable[[Option], "tuple[bool, float]"]  # (counts in the GPA, grade points)
 
 
-def cap_label(cap: CourseCap) -> str:
-    """The courses a cap covers, in words: its title, else its selector ('ENGL courses',
-    'courses at level 199 or below', 'courses matching 15-1xx')."""
+def cap_label(cap: CourseCap | CourseMinimum) -> str:
+    """The courses a cap (or a minimum) covers, in words: its title, else its selector
+    ('ENGL courses', 'courses at level 199 or below', 'courses matching 15-1xx')."""
     if cap.title:
         return cap.title
-    if cap.empty:
+    if isinstance(cap, CourseCap) and cap.empty:
         return "all its courses"
     subjects = " or ".join(cap.subjects) + " " if cap.subjects else ""
     kinds = []
@@ -78,6 +82,7 @@ class Forms:
         self.gpa = gpa
         self.grade = grade
         self._caps: dict[tuple[int, str], tuple[int, ...]] = {}
+        self._mins: dict[tuple[int, str], tuple[int, ...]] = {}
         self._memo: dict[tuple[int, tuple[Option, ...]], tuple[Any, list[Option] | None]] = {}
 
     # ---- facts about one course
@@ -92,13 +97,25 @@ class Forms:
             self._caps[key] = hit
         return hit
 
+    def minimums_of(self, req: CourseSetRequirement, course: str) -> tuple[int, ...]:
+        """Indexes of the minimums of ``req`` whose selector matches ``course``."""
+        key = (id(req), course)
+        hit = self._mins.get(key)
+        if hit is None:
+            c = self.catalog.course_by_code[course]
+            hit = tuple(i for i, low in enumerate(req.minimums) if low.matches(c))
+            self._mins[key] = hit
+        return hit
+
     def subject(self, opt: Option) -> str:
         return self.catalog.course_by_code[opt.course].subject_code
 
     def look(self, req: CourseSetRequirement, opt: Option) -> tuple[object, ...]:
-        """What tells two courses apart for ``req``: the caps they fall under and their
-        subject (for ``min_subjects``)."""
+        """What tells two courses apart for ``req``: the caps they fall under, their
+        subject (for ``min_subjects``) and the minimums they count toward."""
         subject = self.subject(opt) if req.min_subjects is not None else ""
+        if req.minimums:
+            return self.caps_of(req, opt.course), subject, self.minimums_of(req, opt.course)
         return self.caps_of(req, opt.course), subject
 
     # ---- one set of courses
@@ -122,14 +139,30 @@ class Forms:
                 return True
         return False
 
+    def short(
+        self, req: CourseSetRequirement, taken: Sequence[Option]
+    ) -> list[tuple[int, int, float]]:
+        """(minimum index, courses short, units short) of each minimum ``taken`` misses."""
+        out = []
+        for i, low in enumerate(req.minimums):
+            inside = [o for o in taken if i in self.minimums_of(req, o.course)]
+            courses = max(0, (low.min_courses or 0) - len(inside))
+            units = sum(o.units for o in inside)
+            left = max(0.0, low.min_units - units) if low.min_units is not None else 0.0
+            if courses or left > EPS:
+                out.append((i, courses, left if left > EPS else 0.0))
+        return out
+
     def subjects(self, taken: Sequence[Option]) -> list[str]:
         return sorted({self.subject(o) for o in taken})
 
     def enough(self, req: CourseSetRequirement, taken: Sequence[Option]) -> bool:
-        """Courses, units and subjects all reached (caps and GPA aside)."""
+        """Courses, units, subjects and minimums all reached (caps and GPA aside)."""
         if len(taken) < (required_count(req) or 0):
             return False
         if req.min_units is not None and sum(o.units for o in taken) < req.min_units - EPS:
+            return False
+        if req.minimums and self.short(req, taken):
             return False
         return req.min_subjects is None or len(self.subjects(taken)) >= req.min_subjects
 
@@ -180,6 +213,7 @@ class _Search:
     def __init__(self, forms: Forms, req: CourseSetRequirement, bag: list[Option]) -> None:
         self.forms, self.req, self.bag = forms, req, bag
         self.caps = [forms.caps_of(req, o.course) for o in bag]
+        self.mins = [forms.minimums_of(req, o.course) for o in bag]
         self.subj = [forms.subject(o) for o in bag]
         self.need_units = req.min_units or 0.0
         self.need_subjects = req.min_subjects or 0
@@ -217,6 +251,10 @@ class _Search:
             subjects.add(self.subj[j])
         if len(subjects) < self.need_subjects:
             return True
+        for i, low in enumerate(self.req.minimums):  # each minimum from what can still count
+            sizes = [self.bag[j].units for j in [*chosen, *fitting] if i in self.mins[j]]
+            if len(sizes) < (low.min_courses or 0) or sum(sizes) < (low.min_units or 0) - EPS:
+                return True
         for i in range(len(self.req.caps)):
             inside = [j for j in fitting if i in self.caps[j]]
             if len(chosen) + len(fitting) - len(inside) + self._room(i, inside, count, units) < (
@@ -326,7 +364,16 @@ class _Search:
             tuple(round(u, 6) for u in units),
             frozenset(self.forms.subject(o) for o in taken),
             grade,
+            self._minimum_state(taken),
         )
+
+    def _minimum_state(self, taken: list[Option]) -> tuple[tuple[int, float], ...]:
+        """The courses and units ``taken`` counts toward each minimum."""
+        out = []
+        for i in range(len(self.req.minimums)):
+            inside = [o for o in taken if i in self.forms.minimums_of(self.req, o.course)]
+            out.append((len(inside), round(sum(o.units for o in inside), 6)))
+        return tuple(out)
 
     def _branch(
         self, start: int, chosen: list[int], count: list[int], units: list[float]

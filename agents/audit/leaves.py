@@ -1,14 +1,22 @@
 """Audits of requirement leaves (one course, or a course set) with their explanations: what
-counted, and why anything else could not (counted elsewhere, kept out by a sharing limit or
-by a cap of the set, a grade below the minimum, not taken yet, too few subjects). ``build``
-calls them for each leaf of a program.
+counted, and why anything else could not (counted elsewhere, kept out by a sharing limit, an
+overlap's limit or a cap of the set, a grade below the minimum, not taken yet, too few
+subjects, a minimum from a sub-list missed). ``build`` calls them for each leaf of a program.
 """
 
 from __future__ import annotations
 
 from agents.audit.alloc import EPS, Allocator, sharing_limit
-from agents.audit.explain import audit_node, code_list, limit_text, num, plural, rounded
+from agents.audit.explain import (
+    audit_node,
+    code_list,
+    limit_text,
+    num,
+    plural,
+    rounded,
+)
 from agents.audit.forms import cap_label, cap_limit
+from agents.audit.leaf_notes import minimum_courses, minimum_parts, overlap_reasons
 from agents.audit.pool import Option
 from agents.audit.program import Leaf, ProgramAlloc, required_count
 from agents.audit.report import CountedCourse, RequirementAudit, Status
@@ -47,10 +55,12 @@ class LeafBuilder:
 
     def excluded(self, a: ProgramAlloc, idx: int, req: Leaf) -> set[str]:
         """Courses that cannot satisfy this leaf any more: counted elsewhere or blocked."""
+        al = self.allocator
         out = {
-            self.allocator.pool[k][0].course
+            al.pool[k][0].course
             for k in a.used
-            if not self.catalog.course_by_code[self.allocator.pool[k][0].course].repeatable
+            if not self.catalog.course_by_code[al.pool[k][0].course].repeatable
+            and not (al.overlaps and al.may_join(a, idx, k))
         }
         for k in a.cands[idx]:
             if (
@@ -107,18 +117,24 @@ class LeafBuilder:
         idx: int,
         req: CourseSetRequirement,
         options: list[str],
-        subjects: list[str],
-        spread_only: bool,
+        subjects: list[str] | None,
+        short: set[int] | None,
     ) -> list[str]:
         """What could still help a distributed set: not the student's own courses (the
         search found they cannot; ``cap_reasons`` says why), not a course no cap lets
-        count, and once the count is reached only courses of a subject not counted yet."""
+        count, and once the count is reached (``subjects`` / ``short`` given) only courses
+        of a subject not counted yet (when short of subjects) or of a minimum it misses."""
         mine = {o.course for o in self.allocator.candidates(a, idx, req) if o.key not in a.used}
         forms = self.allocator.forms
         out = [c for c in options if c not in mine and not forms.never_counts(req, c)]
-        if spread_only:
+        if subjects is not None or short is not None:
             by_code = self.catalog.course_by_code
-            out = [c for c in out if by_code[c].subject_code not in subjects]
+            out = [
+                c
+                for c in out
+                if (subjects is not None and by_code[c].subject_code not in subjects)
+                or (short and short.intersection(forms.minimums_of(req, c)))
+            ]
         return out
 
     def cap_reasons(
@@ -167,11 +183,15 @@ class LeafBuilder:
             return audit_node(
                 req.id, req.title, "course", "met", mbc, why, counted=[self.counted(taken[0])]
             )
-        reasons = [
-            f"{req.course} already counts toward {a.nodes[a.used[k]].req.id} in this program"
-            for k in a.cands[idx]
-            if k in a.used
-        ]
+        ov = self.allocator.overlaps.get(a.program.code)
+        reasons = []
+        for k in a.cands[idx]:  # counted by a leaf this one may not share it with
+            held = self.allocator.leaves_of(a, k)
+            blocking = [j for j in held if ov is None or ov.rule(idx, j) is None]
+            if blocking:
+                node = a.nodes[blocking[0]].req.id
+                reasons.append(f"{req.course} already counts toward {node} in this program")
+        reasons += overlap_reasons(self.allocator, a, idx)
         reasons += self.blocked_reasons(a, idx) + self.grade_reasons(a, idx, req)
         if not reasons:
             failed = [
@@ -210,26 +230,36 @@ class LeafBuilder:
         forms = self.allocator.forms
         subjects = forms.subjects(taken) if req.min_subjects is not None else []
         spread_left = max(0, (req.min_subjects or 0) - len(subjects))
-        met = counts_ok and gpa_ok and not spread_left
+        missed = forms.short(req, taken) if req.minimums else []
+        met = counts_ok and gpa_ok and not spread_left and not missed
         status: Status = "met" if met else "partly_met" if taken else "unmet"
         count_left = max(0, need - len(taken)) if need is not None else 0
-        courses_needed = max(count_left, spread_left)
+        courses_needed = max(count_left, spread_left, minimum_courses(self.allocator, req, missed))
         options: list[str] = []
         if status != "met":
             excluded = self.excluded(a, idx, req)
             options = sorted(self.catalog.courses_matching(req) - set(excluded))
             if req.distributed:
-                spread_only = counts_ok and spread_left > 0
-                options = self.distributed_options(a, idx, req, options, subjects, spread_only)
+                focus = counts_ok and (spread_left > 0 or bool(missed))
+                options = self.distributed_options(
+                    a,
+                    idx,
+                    req,
+                    options,
+                    subjects if focus and spread_left else None,
+                    {i for i, _, _ in missed} if focus and missed else None,
+                )
         units_left = (
             max(0.0, credit_sub(req.min_units, units)) if req.min_units is not None else 0.0
         )
+
         # A lower bound: the cheapest options, or any matching course when too few are left.
         pick = options
         if len(options) < courses_needed:
             pick = [c.code for c in self.catalog.courses if req.matches(c)]
         cheapest = sorted(self.catalog.course_by_code[c].units for c in pick)
         units_needed = rounded(max(units_left, credit_sum(cheapest[:courses_needed])))
+        units_needed = max([units_needed, *(rounded(u) for _, _, u in missed)])
         if status == "met":
             courses_needed, units_needed = 0, 0.0
 
@@ -266,6 +296,10 @@ class LeafBuilder:
                 )
             else:
                 parts.append(f"needs {wanted} from: {code_list(options)}")
+        if req.minimums:
+            have_min, needs_min = minimum_parts(self.allocator, req, taken, missed, options)
+            parts[1:1] = ["; ".join(have_min)] if taken else []
+            parts += needs_min
         if req.min_gpa is not None and taken:
             if gpa is None:
                 parts.append("GPA not known yet (no completed graded course counted)")
@@ -278,6 +312,7 @@ class LeafBuilder:
         parts += self.cap_reasons(a, idx, req, taken)
         if status != "met":
             parts += self.blocked_reasons(a, idx) + self.grade_reasons(a, idx, req)
+            parts += overlap_reasons(self.allocator, a, idx)
         return audit_node(
             req.id,
             req.title,

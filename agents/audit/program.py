@@ -63,4 +63,5 @@ class ProgramAlloc:
     order: list[int]  # leaves, most specific first: course leaves, then sets by fewest keys
     taken: dict[int, list[Option]] = field(default_factory=dict)
     used: dict[str, int] = field(default_factory=dict)  # key -> leaf
+    also: dict[str, list[int]] = field(default_factory=dict)  # key -> more leaves (overlaps)
     blocked: dict[int, dict[str, str]] = field(default_factory=dict)  # leaf -> key -> program

@@ -7,20 +7,22 @@ independent check of the CP-SAT planner, so this stays a plain search whose exac
 to argue and is tested against brute force (tests/test_audit_alloc.py).
 
 Why the search is exact. It branches only on *contested* keys; a key is *free* for a leaf
-when no other leaf of its program can count it and every other program that can has no
-sharing limit with this one. Three reductions, each keeping some solution if one exists:
+when no other leaf of its program can count it (an overlap without a limit lets the other
+count it too, ``overlap``) and no other program that can has a sharing limit with this one.
+Three reductions, each keeping some solution if one exists:
 
 - Free keys never constrain anything else, so each leaf takes all the free keys it needs
   and the search only decides its contested keys.
 - A leaf never needs more contested keys than a *minimal* completing set: dropping extra keys
   frees them and can only help other leaves and sharing slots. So a leaf's options are its
   minimal completing sets (for a course or count-only set: any ``need`` keys; with units: sets
-  that fail without their smallest course; with a GPA minimum, caps or a subject minimum:
-  enumerated).
+  that fail without their smallest course; with a GPA minimum, caps, a subject minimum or
+  minimums from sub-lists: enumerated).
 - Keys with the same claimant leaves, counting the same way toward each (units where units
-  matter, grade where GPA matters, the caps they fall under and their subject where those
-  matter), and the same owners so far are interchangeable: swapping two maps every
-  completion to another. So a leaf takes the first few of each such class.
+  matter, grade where GPA matters, the caps and minimums they fall under and their subject
+  where those matter), and the same owners so far (leaves too, where overlaps let a key
+  count twice) are interchangeable: swapping two maps every completion to another. So a
+  leaf takes the first few of each such class.
 
 An n_of takes children that free keys alone meet, or are required anyway, before trying
 combinations of the others. The depth-first search takes the most constrained item first (a
@@ -37,6 +39,7 @@ from itertools import combinations
 import structlog
 
 from agents.audit.alloc import EPS, Allocator, Target, completion, pair
+from agents.audit.overlap import held_in, picks_in
 from agents.audit.pool import Option
 from agents.audit.program import Leaf, required_count
 from agents.audit.selections import count_selections, selections
@@ -109,6 +112,7 @@ class Search:
         ]
         cands: dict[Target, list[Option]] = {}
         claims: dict[str, list[Target]] = {}
+        ov = al.overlaps
         for code, a in al.allocs.items():
             for idx in a.order:
                 cands[(code, idx)] = al.candidates(a, idx, self.leaf((code, idx)))
@@ -121,7 +125,9 @@ class Search:
                 rivals = [
                     c
                     for c in claims[o.key]
-                    if c != t and (c[0] == t[0] or pair(c[0], t[0]) in al.limits)
+                    if c != t
+                    and (c[0] == t[0] or pair(c[0], t[0]) in al.limits)
+                    and not (c[0] == t[0] and t[0] in ov and ov[t[0]].unlimited(t[1], c[1]))
                 ]
                 (contested[t] if rivals else self.free[t]).append(o)
         self.keys = sorted({o.key for opts in contested.values() for o in opts})
@@ -133,7 +139,9 @@ class Search:
             req = self.leaf(t)
             spread = isinstance(req, CourseSetRequirement) and req.distributed
             units = isinstance(req, CourseSetRequirement) and (
-                req.min_units is not None or any(c.max_units is not None for c in req.caps)
+                req.min_units is not None
+                or any(c.max_units is not None for c in req.caps)
+                or any(m.min_units is not None for m in req.minimums)
             )
             gpa = isinstance(req, CourseSetRequirement) and req.min_gpa is not None
             for o in opts:
@@ -229,6 +237,8 @@ class Search:
         if not st.pending:
             return st
         sig = st.signature()
+        if self.al.overlaps:  # which leaf holds a key matters where it may count twice
+            sig = (*sig, frozenset(picks_in(st.picks, self.al.overlaps)))
         if sig in self._failed:
             return None
         self._tick()
@@ -276,24 +286,24 @@ class Search:
 
     def _open(self, st: State, t: Target) -> list[tuple[int, Option]]:
         """Contested keys that leaf ``t`` could still take one at a time."""
-        p = self.index[t[0]]
-        return [(bit, o) for bit, o in self.cont[t] if self._fits(st, p, bit)]
+        return [(bit, o) for bit, o in self.cont[t] if self._fits(st, t, bit)]
 
     def _leaf_options(self, st: State, t: Target, hint: State | None) -> Iterator[int]:
-        p = self.index[t[0]]
         first = hint.picks.get(t) if hint is not None else None
-        if first is not None and self._fits(st, p, first):
+        if first is not None and self._fits(st, t, first):
             yield first
         for mask in self._minimal_sets(t, self._groups(st, self._open(st, t))):
-            if mask != first and self._fits(st, p, mask):
+            if mask != first and self._fits(st, t, mask):
                 yield mask
 
     def _groups(self, st: State, keys: list[tuple[int, Option]]) -> list[list[tuple[int, Option]]]:
         """``keys`` (best first) in classes of interchangeable keys with the same owners now;
         a leaf only ever takes the first few of a class (any others would do the same)."""
         groups: dict[tuple[object, ...], list[tuple[int, Option]]] = {}
+        held = picks_in(st.picks, self.al.overlaps) if self.al.overlaps else []
         for bit, o in keys:
-            owners = tuple(i for i, own in enumerate(st.own) if own & bit)
+            owners: tuple[object, ...] = tuple(i for i, own in enumerate(st.own) if own & bit)
+            owners += tuple(t for t, mask in held if mask & bit)
             groups.setdefault((self._kind[o.key], owners), []).append((bit, o))
         return list(groups.values())
 
@@ -368,12 +378,13 @@ class Search:
             return min(cap, count_selections([len(g) for g in self._groups(st, keys)], need))
         return min(cap, len(keys)) if self._completable(t, [o for _, o in keys]) else 0
 
-    def _fits(self, st: State, p: int, mask: int) -> bool:
-        own = st.own
-        if mask & own[p]:
-            return False  # a key counts once per program
+    def _fits(self, st: State, t: Target, mask: int) -> bool:
+        p, own, ov = self.index[t[0]], st.own, self.al.overlaps.get(t[0])
+        if mask & own[p] and (ov is None or not ov.fits(held_in(st.picks, t[0]), t[1], mask)):
+            return False  # a key counts once per program, twice only where overlaps allow
+        new = mask & ~own[p]  # a key counted twice here uses one shared slot, not two
         for q, lim in self._partners[p]:
-            both = mask & own[q]
+            both = new & own[q]
             if both and (own[p] & own[q]).bit_count() + both.bit_count() > lim:
                 return False  # no shared slot left with that program
         return True

@@ -47,9 +47,9 @@ from agents.catalog.prereq import (
     courses_in,
     format_prereq,
     iter_prereq,
-    parse_prereq,
     programs_in,
 )
+from agents.catalog.prereq_parse import parse_prereq
 from agents.catalog.programs import (
     Program,
     ProgramKind,

@@ -19,9 +19,9 @@ from agents.catalog.prereq import (
     ClassStanding,
     ConsentCond,
     PrereqNode,
-    coerce_prereq,
     iter_prereq,
 )
+from agents.catalog.prereq_parse import coerce_prereq
 from agents.catalog.terms import TERM_CODE_PATTERN, Term
 
 TIME_PATTERN = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
@@ -230,9 +230,16 @@ class Course(CatalogModel):
 
 def code_subject(code: str) -> str:
     """The subject a course code starts with: 'MATH 301' and 'MATH301' -> 'MATH',
-    '15-112' -> '15'."""
+    '15-112' -> '15'; of a code whose subject has several words or signs, the letters and
+    digits before its number (the last word, when it holds a digit): 'COMPSCI 161' ->
+    'COMPSCI', 'A&B SCI 6B' -> 'ABSCI', 'CHEM H2A' -> 'CHEM'."""
     if code[:1].isdigit():
         return code.split("-", 1)[0]
+    words = code.replace("-", " ").split()
+    if len(words) > 1 and any(ch.isdigit() for ch in words[-1]):
+        head = "".join(ch for ch in "".join(words[:-1]) if ch.isalnum()).upper()
+        if head:
+            return head
     end = 0
     while end < len(code) and code[end].isalpha():
         end += 1

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Protocol, TypeVar
 
+from agents.catalog.codes import CodeIndex, use_codes
 from agents.catalog.next_term import calendar_main_kinds, use_main_kinds
 from agents.catalog.terms import Calendar, use_calendar
 from agents.catalog.words import singular
@@ -142,13 +143,19 @@ def credits_text(value: float) -> str:
 @contextmanager
 def use_catalog(catalog: _C) -> Iterator[_C]:
     """Read terms in ``catalog``'s calendar and name credits as it does inside the block;
-    "next term" is its next main term (``agents.catalog.next_term``)."""
+    "next term" is its next main term (``agents.catalog.next_term``); course codes in text
+    are its codes (``agents.catalog.codes``)."""
     token = _UNIT_NAME.set(catalog.institution.unit_name)
     kinds = getattr(catalog, "main_kinds", None)  # a Catalog's, by its load rules
     if not isinstance(kinds, frozenset):
         kinds = calendar_main_kinds(catalog.calendar)
+    codes = getattr(catalog, "code_index", None)
     try:
-        with use_calendar(catalog.calendar), use_main_kinds(catalog.calendar, kinds):
+        with (
+            use_calendar(catalog.calendar),
+            use_main_kinds(catalog.calendar, kinds),
+            use_codes(codes if isinstance(codes, CodeIndex) else None),
+        ):
             yield catalog
     finally:
         _UNIT_NAME.reset(token)

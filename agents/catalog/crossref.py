@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from agents.catalog.codes import code_problems
 from agents.catalog.model import Catalog
 from agents.catalog.offerings import offering_problems
 from agents.catalog.policies import Document
@@ -17,6 +18,8 @@ from agents.catalog.prereq import CourseCond, ProgramCond, courses_in, iter_prer
 from agents.catalog.programs import Program
 from agents.catalog.requirements import (
     AllOfRequirement,
+    CourseCap,
+    CourseMinimum,
     CourseRequirement,
     CourseSetRequirement,
     NOfRequirement,
@@ -86,6 +89,9 @@ def _program_problems(cat: Catalog, prog: Program, at: str) -> list[str]:
             problems.extend(_form_problems(cat, node, path))
     for d in _dupes(ids):
         problems.append(f"{at}.requirement: duplicate requirement id {d!r}")
+    for j, overlap in enumerate(prog.overlaps):
+        if overlap.rule is not None and overlap.rule not in cat.rule_by_id:
+            problems.append(f"{at}.overlaps[{j}]: unknown policy rule {overlap.rule!r}")
     for j, lim in enumerate(prog.sharing):
         if lim.with_program is not None and lim.with_program not in programs:
             problems.append(f"{at}.sharing[{j}]: unknown program {lim.with_program!r}")
@@ -136,6 +142,7 @@ def reference_problems(cat: Catalog) -> list[str]:
     ):
         for d in _dupes(items):
             problems.append(f"duplicate {kind} {d!r}")
+    problems += code_problems([c.code for c in cat.courses], cat.course_code_pattern)
 
     def grade_ok(grade: str | None, where: str) -> None:
         problems.extend(_grade_problems(cat, grade, where))
@@ -234,7 +241,10 @@ def _form_problems(cat: Catalog, node: CourseSetRequirement, path: str) -> list[
     problems: list[str] = []
     subjects = {c.subject_code for c in cat.courses}
     codes = cat.course_by_code
-    for sel, where in [(node, path)] + [(c, f"{path}.caps[{i}]") for i, c in enumerate(node.caps)]:
+    parts: list[tuple[CourseSetRequirement | CourseCap | CourseMinimum, str]] = [(node, path)]
+    parts += [(c, f"{path}.caps[{i}]") for i, c in enumerate(node.caps)]
+    parts += [(m, f"{path}.minimums[{i}]") for i, m in enumerate(node.minimums)]
+    for sel, where in parts:
         for s in sel.subjects:
             if s not in subjects:
                 problems.append(f"{where}: subject {s!r} has no course")
@@ -258,6 +268,17 @@ def _form_problems(cat: Catalog, node: CourseSetRequirement, path: str) -> list[
         if matching and not any(cap.matches(c) for c in matching):
             problems.append(
                 f"{path}.caps[{i}]: the cap's selector matches none of the set's courses"
+            )
+    for i, low in enumerate(node.minimums):
+        inside = [c for c in matching if low.matches(c)]
+        if matching and not inside:
+            problems.append(
+                f"{path}.minimums[{i}]: the minimum's selector matches none of the set's courses"
+            )
+        elif inside and len(inside) < (low.min_courses or 0):
+            problems.append(
+                f"{path}.minimums[{i}]: min_courses is {low.min_courses} but only "
+                f"{len(inside)} of the set's courses match the minimum"
             )
     if node.min_courses is not None and node.caps and matching:
         # An upper bound on what can count: each capped course charged to its first cap.

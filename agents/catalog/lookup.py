@@ -4,8 +4,12 @@
 case ('cs-min'), an alias ('business minor') or its name, ignoring case and extra spaces.
 It does no fuzzy matching: the free-text reader (``agents.llm.textparse_programs``) guesses
 from context words, a lookup does not - and the catalog layer may not import the LLM layer.
-``resolve_course`` accepts a course code in any case; an unknown one is answered with the
-nearest codes (``difflib``). ``program_uses`` lists the requirements that count a course.
+``resolve_course`` and ``find_course`` accept a course code in any case and spacing, with or
+without separators ('cs101', 'CS-101' and 'cs 101' for 'CS 101', '15150' for '15-150':
+``agents.catalog.codes.code_key``, the one comparison of codes every lookup uses); an unknown
+one is answered with the nearest codes (``difflib``). ``respell_courses`` writes a student
+record's course codes as the catalog does. ``program_uses`` lists the requirements that count
+a course.
 
 The two errors below belong beside their parents in ``agents.errors``; they live here
 until that module gains them.
@@ -13,10 +17,11 @@ until that module gains them.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from agents.catalog.codes import SUGGESTIONS as SUGGESTIONS
+from agents.catalog.exceptions import Application, Substitution
 from agents.catalog.model import Catalog
 from agents.catalog.programs import Program
 from agents.catalog.requirements import (
@@ -26,10 +31,8 @@ from agents.catalog.requirements import (
     NOfRequirement,
     RequirementNode,
 )
+from agents.catalog.student import StudentRecord
 from agents.errors import AmbiguousProgramError, UnknownCourseError, UnknownProgramError
-
-SUGGESTIONS = 5
-"""How many close course codes an unknown code is answered with."""
 
 
 def _norm(text: str) -> str:
@@ -56,35 +59,48 @@ def resolve_program(catalog: Catalog, text: str) -> str:
 
 
 def resolve_course(catalog: Catalog, text: str) -> str:
-    """The catalog's code for course ``text`` ('15-112', ' cs 101 ' for 'CS 101'), compared
-    ignoring case and surrounding spaces. Raises ``UnknownCourseError`` with up to
-    ``SUGGESTIONS`` close codes when the catalog has no such course."""
-    wanted = _norm(text)
-    by_key = {_norm(c.code): c.code for c in catalog.courses}
-    hit = by_key.get(wanted)
+    """The catalog's code for course ``text`` ('15-112', ' cs 101 ' or 'CS101' for 'CS 101',
+    '15150' for '15-150'), compared by ``code_key``. Raises ``UnknownCourseError`` with up
+    to ``SUGGESTIONS`` close codes when the catalog has no such course."""
+    hit = find_course(catalog, text)
     if hit is not None:
         return hit
-    raise UnknownCourseError(text.strip(), [by_key[k] for k in _closest(wanted, list(by_key))])
+    raise UnknownCourseError(text.strip(), catalog.code_index.suggest(text))
 
 
-def _squash(code: str) -> str:
-    return "".join(ch for ch in code if ch.isalnum())
+def find_course(catalog: Catalog, text: str) -> str | None:
+    """The catalog's code for course ``text`` (any case and spacing), or None."""
+    if text in catalog.course_by_code:
+        return text
+    return catalog.code_index.find(text)
 
 
-def _closest(wanted: str, keys: list[str]) -> list[str]:
-    """Up to ``SUGGESTIONS`` keys like ``wanted`` (difflib ratio 0.6 or more): first one
-    spelt with other separators ('15112' for '15-112'), then codes that start with it
-    ('15-11' -> '15-110', '15-112'), then by similarity; ties in code order."""
-    matcher = difflib.SequenceMatcher(b=wanted)
-    ranked = []
-    for key in keys:
-        matcher.set_seq1(key)
-        ratio = matcher.ratio()
-        if ratio >= 0.6:
-            ranked.append(
-                (_squash(key) != _squash(wanted), not key.startswith(wanted), -ratio, key)
-            )
-    return [key for *_, key in sorted(ranked)[:SUGGESTIONS]]
+def respell_courses(student: StudentRecord, catalog: Catalog) -> tuple[StudentRecord, list[str]]:
+    """``student`` with every course code written as the catalog writes it ('cs101' ->
+    'CS 101'), and a note for each code changed; codes the catalog does not have stay."""
+    changed: dict[str, str] = {}
+
+    def spelt(code: str | None) -> str | None:
+        hit = None if code is None else find_course(catalog, code)
+        if code is None or hit is None or hit == code:
+            return code
+        changed[code] = hit
+        return hit
+
+    courses = [a.model_copy(update={"course": spelt(a.course)}) for a in student.courses]
+    registered = [r.model_copy(update={"course": spelt(r.course)}) for r in student.registered]
+    exceptions = []
+    for e in student.exceptions:
+        if isinstance(e, Substitution):
+            e = e.model_copy(update={"course": spelt(e.course), "for_course": spelt(e.for_course)})
+        elif isinstance(e, Application):
+            e = e.model_copy(update={"course": spelt(e.course)})
+        exceptions.append(e)
+    if not changed:
+        return student, []
+    update = {"courses": courses, "registered": registered, "exceptions": exceptions}
+    notes = [f"read the record's {old!r} as {new}" for old, new in changed.items()]
+    return student.model_copy(update=update), notes
 
 
 @dataclass(frozen=True)

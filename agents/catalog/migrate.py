@@ -1,10 +1,15 @@
-"""Catalog format migrations: version 1 (a fixed spring/summer/fall calendar) to version 2
-(the calendar declared in the catalog).
+"""Catalog format migrations, one version at a time up to ``CURRENT_VERSION``.
 
-A version 1 catalog becomes version 2 by writing that fixed calendar out: the semester
-calendar (``SEMESTER_CALENDAR``) with spring ``S``, an optional summer ``U`` and fall ``F``,
-academic years starting in the fall. Term codes, offerings and everything else keep their
-values, so a migrated catalog plans exactly as before.
+- Version 1 (a fixed spring/summer/fall calendar) to 2 (the calendar declared in the
+  catalog): the fixed calendar is written out - the semester calendar
+  (``SEMESTER_CALENDAR``) with spring ``S``, an optional summer ``U`` and fall ``F``,
+  academic years starting in the fall.
+- Version 2 to 3 (the catalog forms of issue #28: the institution's course code syntax,
+  ``course_code_pattern``, and the forms after it): every new field is optional, so only
+  the version changes. A version 2 catalog is still read as it is.
+
+Term codes, offerings and everything else keep their values, so a migrated catalog plans
+exactly as before.
 """
 
 from __future__ import annotations
@@ -14,12 +19,13 @@ from typing import Any
 
 from agents.catalog.terms import SEMESTER_CALENDAR
 
-CURRENT_VERSION = 2
+CURRENT_VERSION = 3
+KNOWN_VERSIONS = (1, 2, 3)
 
 MIGRATE_HINT = (
     "catalog format version 1 is no longer read; upgrade the file with "
     "`advise catalog migrate {source} -o NEW.json` (it adds the semester calendar the "
-    "version 1 format assumed and sets schema_version to 2)"
+    f"version 1 format assumed and sets schema_version to {CURRENT_VERSION})"
 )
 
 
@@ -32,22 +38,31 @@ def migrate_raw(raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     version = raw.get("schema_version")
     if version == CURRENT_VERSION:
         return raw, []
-    if version != 1:
+    if version not in KNOWN_VERSIONS or isinstance(version, bool):
         raise ValueError(
             f"schema_version {version!r} is not a catalog format this program knows "
-            f"(1 or {CURRENT_VERSION})"
+            f"({', '.join(map(str, KNOWN_VERSIONS))})"
         )
     out: dict[str, Any] = {}
-    for key, value in raw.items():
-        out[key] = CURRENT_VERSION if key == "schema_version" else value
-        if key == "catalog_year" and "calendar" not in raw:
-            out["calendar"] = semester_calendar_json()
-    out.setdefault("calendar", semester_calendar_json())
-    return out, [
-        "schema_version 1 -> 2",
-        "calendar: the semester calendar version 1 assumed (S spring, U summer "
-        "(optional), F fall; academic years start in the fall); term codes unchanged",
-    ]
+    notes: list[str] = []
+    if version == 1:
+        for key, value in raw.items():
+            out[key] = value
+            if key == "catalog_year" and "calendar" not in raw:
+                out["calendar"] = semester_calendar_json()
+        out.setdefault("calendar", semester_calendar_json())
+        notes += ["schema_version 1 -> 2", _CALENDAR_NOTE]
+    else:
+        out = dict(raw)
+    out["schema_version"] = CURRENT_VERSION
+    return out, [*notes, _V3_NOTE]
+
+
+_CALENDAR_NOTE = (
+    "calendar: the semester calendar version 1 assumed (S spring, U summer (optional), F "
+    "fall; academic years start in the fall); term codes unchanged"
+)
+_V3_NOTE = "schema_version 2 -> 3 (nothing else changes: the forms of version 3 are optional)"
 
 
 def calendar_yaml(calendar: dict[str, Any]) -> str:
@@ -73,19 +88,33 @@ def semester_calendar_json() -> dict[str, Any]:
     return SEMESTER_CALENDAR.model_dump(mode="json", exclude_defaults=False)
 
 
-_VERSION_LINE = re.compile(r"^schema_version:\s*1\s*(#.*)?$", re.MULTILINE)
+_VERSION_LINE = re.compile(r"^schema_version:[ \t]*([0-9]+)[ \t]*(#.*)?$", re.MULTILINE)
 
 
 def migrate_institution_yaml(text: str) -> tuple[str, list[str]]:
-    """institution.yaml of a version 1 catalog directory at version 2: the version line
-    rewritten and the semester calendar appended; comments and every other line kept."""
-    if not _VERSION_LINE.search(text):
-        if re.search(r"^schema_version:\s*2\b", text, re.MULTILINE):
-            return text, []
-        raise ValueError("no 'schema_version: 1' line; is this a version 1 institution.yaml?")
-    out = _VERSION_LINE.sub("schema_version: 2", text, count=1)
-    notes = ["schema_version 1 -> 2"]
-    if not re.search(r"^calendar:", out, re.MULTILINE):
-        out = out.rstrip("\n") + "\n" + calendar_yaml(semester_calendar_json())
-        notes.append("calendar: the semester calendar version 1 assumed; term codes unchanged")
-    return out, notes
+    """institution.yaml of a version 1 or 2 catalog directory at the current version: the
+    version line rewritten (and for version 1 the semester calendar appended); comments
+    and every other line kept."""
+    m = _VERSION_LINE.search(text)
+    if m is None:
+        raise ValueError(
+            "no 'schema_version: 1' or 'schema_version: 2' line; is this the "
+            "institution.yaml of a catalog directory?"
+        )
+    version = int(m.group(1))
+    if version not in KNOWN_VERSIONS:
+        raise ValueError(
+            f"schema_version {version} is not a catalog format this program knows "
+            f"({', '.join(map(str, KNOWN_VERSIONS))})"
+        )
+    if version == CURRENT_VERSION:
+        return text, []
+    comment = f" {m.group(2)}" if m.group(2) else ""
+    out = text[: m.start()] + f"schema_version: {CURRENT_VERSION}{comment}" + text[m.end() :]
+    notes = []
+    if version == 1:
+        notes.append("schema_version 1 -> 2")
+        if not re.search(r"^calendar:", out, re.MULTILINE):
+            out = out.rstrip("\n") + "\n" + calendar_yaml(semester_calendar_json())
+            notes.append("calendar: the semester calendar version 1 assumed; term codes unchanged")
+    return out, [*notes, _V3_NOTE]

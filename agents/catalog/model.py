@@ -16,9 +16,16 @@ from collections.abc import Iterable
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import (
+    Field,
+    ModelWrapValidatorHandler,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from agents.catalog.base import CatalogModel
+from agents.catalog.codes import CodeIndex, declared_pattern_problem, use_codes
 from agents.catalog.courses import Course
 from agents.catalog.credits import from_hundredths, hundredths, typical_credits
 from agents.catalog.main_terms import main_kinds
@@ -84,11 +91,18 @@ class Institution(CatalogModel):
 class Catalog(CatalogModel):
     """A complete catalog."""
 
-    schema_version: Literal[2] = Field(
-        description="Catalog format version (2; `advise catalog migrate` upgrades version 1)."
+    schema_version: Literal[2, 3] = Field(
+        description="Catalog format version: 3 (a version 2 catalog is read as it is, "
+        "`advise catalog migrate` upgrades it and version 1)."
     )
     institution: Institution = Field(description="Publisher.")
     catalog_year: str = Field(description="Catalog year, e.g. '2026-2027'.")
+    course_code_pattern: str | None = Field(
+        default=None,
+        description="The institution's course code syntax: a (Python) regular expression "
+        "every course code must match whole, e.g. '[A-Z&]+(?: [A-Z]+)* H?[0-9]+[A-Z]{0,2}' "
+        "(version 3). None: any text without control characters or surrounding spaces.",
+    )
     calendar: Calendar = Field(
         default_factory=lambda: SEMESTER_CALENDAR.model_copy(),
         description="The term system: kinds of term, which are regular, where a year starts.",
@@ -115,6 +129,31 @@ class Catalog(CatalogModel):
     )
     policies: list[PolicyRule] = Field(description="Machine-checkable policy rules.")
     documents: list[Document] = Field(description="Policy and program documents.")
+
+    @field_validator("course_code_pattern")
+    @classmethod
+    def _pattern_compiles(cls, value: str | None, info: ValidationInfo) -> str | None:
+        problem = None if value is None else declared_pattern_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        if value is not None and info.data.get("schema_version") == 2:
+            raise ValueError(
+                "new in catalog format version 3; set schema_version to 3 (`advise catalog "
+                "migrate` does it)"
+            )
+        return value
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _read_with_codes(cls, data: Any, handler: ModelWrapValidatorHandler[Catalog]) -> Catalog:
+        """Prerequisite expressions are read against the catalog's own course codes
+        (``agents.catalog.prereq_parse``): codes with spaces or '&' read as one code."""
+        courses = data.get("courses") if isinstance(data, dict) else None
+        items = courses if isinstance(courses, list) else []
+        codes = [c.get("code") if isinstance(c, dict) else getattr(c, "code", None) for c in items]
+        texts = [c for c in codes if isinstance(c, str)]
+        with use_codes(CodeIndex(texts) if texts else None):
+            return handler(data)
 
     @model_validator(mode="before")
     @classmethod
@@ -206,6 +245,12 @@ class Catalog(CatalogModel):
     @cached_property
     def course_by_code(self) -> dict[str, Course]:
         return {c.code: c for c in self.courses}
+
+    @cached_property
+    def code_index(self) -> CodeIndex:
+        """The course codes by key, for lookups in any case and spacing and for finding
+        them in text (``agents.catalog.codes``), with the declared code syntax."""
+        return CodeIndex([c.code for c in self.courses], self.course_code_pattern)
 
     @cached_property
     def program_by_code(self) -> dict[str, Program]:

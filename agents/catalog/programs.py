@@ -7,16 +7,26 @@ it wherever a student's programs are gathered (audit, planner, verifier, what-if
 courses freely with every program; only limits that name it (its own, or another program's
 limit ``with_program`` its code or ``with_kind: institution``) apply to it
 (``SharingLimit.applies``).
+
+Within one program a course counts toward one requirement leaf, unless the program's
+``overlaps`` let two of its nodes count the same courses ("a writing-intensive course may
+also count as a major elective"; ``Overlap``, read onto the tree by ``overlap_sides``).
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import (
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationInfo,
+    field_validator,
+    model_serializer,
+)
 
 from agents.catalog.base import CatalogModel
-from agents.catalog.requirements import RequirementNode
+from agents.catalog.requirements import AllOfRequirement, NOfRequirement, RequirementNode
 
 ProgramKind = Literal["major", "minor", "concentration", "institution"]
 
@@ -44,6 +54,26 @@ class SharingLimit(CatalogModel):
         if other.kind == "institution" and owner.kind != "institution":
             return self.with_program == other.code or self.with_kind == "institution"
         return True
+
+
+class Overlap(CatalogModel):
+    """Courses may count toward both of two nodes of the program ("a writing-intensive
+    course may also count as a major elective"): a course counted by a leaf under one node
+    may also count by a leaf under the other, at most ``max_courses`` such courses (no
+    limit when None). Elsewhere in the program a course still counts once."""
+
+    nodes: list[str] = Field(
+        min_length=2,
+        max_length=2,
+        description="The ids of the two requirement nodes (leaves or groups) that may count "
+        "the same courses; neither may contain the other.",
+    )
+    max_courses: int | None = Field(
+        default=None, ge=1, description="At most this many courses may count toward both."
+    )
+    rule: str | None = Field(
+        default=None, description="Policy rule id that states the overlap (optional)."
+    )
 
 
 class Program(CatalogModel):
@@ -84,3 +114,104 @@ class Program(CatalogModel):
         "such with the others as options (``agents.intake_concentrations``).",
     )
     document: str | None = Field(default=None, description="Id of the program's description.")
+    overlaps: list[Overlap] = Field(
+        default_factory=list,
+        description="Pairs of the program's requirement nodes that may count the same "
+        "courses (otherwise a course counts toward one leaf of the program). Written only "
+        "when there is one.",
+    )
+
+    @field_validator("overlaps")
+    @classmethod
+    def _check_overlaps(cls, value: list[Overlap], info: ValidationInfo) -> list[Overlap]:
+        root = info.data.get("requirement")  # absent when it failed its own validation
+        if value and root is not None:
+            problems = overlap_problems(info.data.get("code", "the program"), root, value)
+            if problems:
+                i, problem = problems[0]
+                raise ValueError(f"overlaps[{i}]: {problem}")
+        return value
+
+    @model_serializer(mode="wrap")
+    def _without_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``overlaps`` is written only when there is one: catalogs without the form
+        serialize as before."""
+        out: dict[str, Any] = handler(self)
+        if not self.overlaps:
+            out.pop("overlaps", None)
+        return out
+
+
+def _leaves_under(root: RequirementNode) -> dict[str, frozenset[str]]:
+    """Every node id of the tree -> the ids of the leaves in its subtree (the first node of
+    an id that occurs twice; duplicate ids are reported by the catalog checks)."""
+    out: dict[str, frozenset[str]] = {}
+
+    def visit(node: RequirementNode) -> frozenset[str]:
+        if isinstance(node, AllOfRequirement | NOfRequirement):
+            leaves = frozenset().union(*(visit(c) for c in node.children))
+        else:
+            leaves = frozenset({node.id})
+        out.setdefault(node.id, leaves)
+        return leaves
+
+    visit(root)
+    return out
+
+
+def overlap_sides(program: Program) -> list[tuple[Overlap, frozenset[str], frozenset[str]]]:
+    """Each overlap of ``program`` with the ids of the leaves under each of its two nodes: a
+    course may count toward a leaf of one side and a leaf of the other. An overlap naming a
+    node the tree does not have (an advisor waiver replaced that part) is left out."""
+    under = _leaves_under(program.requirement)
+    return [
+        (o, under[o.nodes[0]], under[o.nodes[1]])
+        for o in program.overlaps
+        if o.nodes[0] in under and o.nodes[1] in under
+    ]
+
+
+def overlap_problems(
+    code: str, root: RequirementNode, overlaps: list[Overlap]
+) -> list[tuple[int, str]]:
+    """(overlap index, problem) for overlaps of program ``code`` that cannot be read: an
+    unknown node, one node twice or one within the other, or a pair of leaves two overlaps
+    both cover."""
+    under = _leaves_under(root)
+    out: list[tuple[int, str]] = []
+    covered: dict[frozenset[str], int] = {}
+    for i, o in enumerate(overlaps):
+        unknown = [n for n in o.nodes if n not in under]
+        if unknown:
+            out.append(
+                (
+                    i,
+                    f"no requirement {unknown[0]!r} in {code}; the ids are "
+                    f"{', '.join(sorted(under))}",
+                )
+            )
+            continue
+        a, b = (under[n] for n in o.nodes)
+        if a & b:
+            out.append(
+                (
+                    i,
+                    f"{o.nodes[0]!r} and {o.nodes[1]!r} are the same node or one contains the "
+                    "other; name two separate parts of the program",
+                )
+            )
+            continue
+        for x in sorted(a):
+            for y in sorted(b):
+                key = frozenset({x, y})
+                if key in covered:
+                    out.append(
+                        (
+                            i,
+                            f"leaves {x!r} and {y!r} are already covered by overlaps"
+                            f"[{covered[key]}]; keep one overlap per pair of requirements",
+                        )
+                    )
+                    return out
+                covered[key] = i
+    return out

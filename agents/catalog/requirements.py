@@ -3,18 +3,19 @@
 A program's ``requirement`` is the root of such a tree. Course sets select courses by code,
 by code pattern (``'15-3xx'``) and by attribute, restricted by subject and level
 (``selects`` is the one reading of a selector, ``pattern_matches`` of a pattern); they may
-ask for courses from several subjects (``min_subjects``) and cap what counts (``caps``:
-"at most 2 of these"). Requirement ids are unique within a program (checked in
-``agents.catalog.crossref``).
+ask for courses from several subjects (``min_subjects``), cap what counts (``caps``: "at
+most 2 of these") and ask for some of the counted courses from sub-lists (``minimums``:
+"eleven electives, including two from list B-1"). Requirement ids are unique within a
+program (checked in ``agents.catalog.crossref``).
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Annotated, Literal, Protocol, Union
+from typing import Annotated, Any, Literal, Protocol, Union
 
-from pydantic import Field, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from agents.catalog.base import CatalogModel
 from agents.catalog.courses import SUBJECT_PATTERN, Course
@@ -118,9 +119,61 @@ class CourseCap(CatalogModel):
         return self.empty or selects(self, course)
 
 
+class CourseMinimum(CatalogModel):
+    """'Including at least K of these': of the courses counted toward the course set, at
+    least ``min_courses`` (and at least ``min_units`` units) must match this selector. The
+    selector fields read as in a cap; the courses it picks count toward the set's own count
+    too ("eleven electives, including two from list B-1": a B-1 course is one of the eleven).
+    A course matching several minimums counts toward each."""
+
+    title: str = Field(default="", description="Readable name of the sub-list, e.g. 'list B-1'.")
+    courses: list[str] = Field(default_factory=list, description="Sub-list courses by code.")
+    patterns: list[str] = Field(
+        default_factory=list, description="Code patterns where 'x' matches any digit."
+    )
+    attributes: list[str] = Field(
+        default_factory=list, description="Courses carrying any of these attributes."
+    )
+    subjects: list[Annotated[str, Field(pattern=SUBJECT_PATTERN)]] = _subjects_field(
+        "The sub-list course"
+    )
+    min_level: int | None = _level_field("Lowest")
+    max_level: int | None = _level_field("Highest")
+    min_courses: int | None = Field(
+        default=None, ge=1, description="At least this many counted courses must match."
+    )
+    min_units: float | None = Field(
+        default=None, gt=0, description="At least this many units of counted courses must match."
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> CourseMinimum:
+        if self.min_courses is None and self.min_units is None:
+            raise ValueError("a minimum needs min_courses or min_units (or both)")
+        if not (
+            self.courses
+            or self.patterns
+            or self.attributes
+            or self.subjects
+            or self.min_level is not None
+            or self.max_level is not None
+        ):
+            raise ValueError(
+                "a minimum needs a selector (courses, patterns, attributes, subjects, "
+                "min_level or max_level): the set's own min_courses / min_units count every "
+                "course"
+            )
+        _check_levels(self.min_level, self.max_level)
+        return self
+
+    def matches(self, course: Course) -> bool:
+        return selects(self, course)
+
+
 class CourseSetRequirement(_Req):
     """Courses drawn from a set given by list, code pattern and/or attribute, optionally
-    restricted to subjects and levels, spread over subjects, and capped."""
+    restricted to subjects and levels, spread over subjects, capped, and with minimums
+    from sub-lists."""
 
     kind: Literal["course_set"] = Field(description="Node kind.")
     courses: list[str] = Field(
@@ -158,17 +211,42 @@ class CourseSetRequirement(_Req):
         description="Limits on what counts: at most max_courses / max_units of the counted "
         "courses may match each cap's selector.",
     )
+    minimums: list[CourseMinimum] = Field(
+        default_factory=list,
+        description="Minimums from sub-lists: at least min_courses / min_units of the counted "
+        "courses must match each minimum's selector (they count toward the set's own count "
+        "too). Written only when there is one.",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> CourseSetRequirement:
         _check_levels(self.min_level, self.max_level)
+        for i, low in enumerate(self.minimums):
+            for field, most in (("min_courses", self.min_courses), ("min_units", self.min_units)):
+                wanted = getattr(low, field)
+                if wanted is not None and most is not None and wanted > most:
+                    raise ValueError(
+                        f"minimums[{i}].{field} is {wanted:g}, more than the set's own "
+                        f"{field} {most:g}: the courses of a minimum are among the set's - "
+                        f"raise the set's {field} or lower the minimum's"
+                    )
         return self
+
+    @model_serializer(mode="wrap")
+    def _without_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``minimums`` is written only when there is one: catalogs without the form
+        serialize as before."""
+        out: dict[str, Any] = handler(self)
+        if not self.minimums:
+            out.pop("minimums", None)
+        return out
 
     @property
     def distributed(self) -> bool:
-        """Whether the set caps what counts or asks for several subjects: then not every
-        matching course adds to it, and which ones count is a choice."""
-        return bool(self.caps) or self.min_subjects is not None
+        """Whether the set caps what counts, asks for several subjects or has minimums from
+        sub-lists: then not every matching course adds to it alike, and which ones count is
+        a choice."""
+        return bool(self.caps) or self.min_subjects is not None or bool(self.minimums)
 
     def matches(self, course: Course) -> bool:
         if course.code in self.exclude:

@@ -353,7 +353,7 @@ def check_student_against_catalog(student: StudentRecord, catalog: Catalog) -> l
     for i, a in enumerate(student.courses):
         term_ok(a.term, f"$.courses[{i}].term")
         if a.course not in catalog.course_by_code:
-            problems.append(f"$.courses[{i}].course: unknown course {a.course!r}")
+            problems.append(f"$.courses[{i}].course: {catalog.code_index.unknown(a.course)}")
         if a.grade is not None and a.grade not in catalog.grade_by_symbol:
             problems.append(
                 f"$.courses[{i}].grade: unknown grade {a.grade!r}; expected one of "
@@ -377,7 +377,7 @@ def check_student_against_catalog(student: StudentRecord, catalog: Catalog) -> l
     for i, r in enumerate(student.registered):
         term_ok(r.term, f"$.registered[{i}].term")
         if r.course not in catalog.course_by_code:
-            problems.append(f"$.registered[{i}].course: unknown course {r.course!r}")
+            problems.append(f"$.registered[{i}].course: {catalog.code_index.unknown(r.course)}")
         index = _index(cal, r.term)
         if current is not None and index is not None and index <= current:
             problems.append(

@@ -21,11 +21,11 @@ cannot be read is reported once, naming every course of it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
+from agents.catalog.codes import code_key
 from agents.catalog.credits import format_credits, hundredths, is_credit_value
 from agents.catalog.lookup import resolve_course
 from agents.catalog.model import Catalog
@@ -143,8 +143,8 @@ class CourseChecker:
         index: dict[str, list[str]] = self.catalog.derived.setdefault("transcript_codes", {})
         if not index:
             for course in self.catalog.courses:
-                index.setdefault(_key(course.code), []).append(course.code)
-        hits = index.get(_key(cell.value), [])
+                index.setdefault(code_key(course.code), []).append(course.code)
+        hits = index.get(code_key(cell.value), [])
         if len(hits) == 1:
             return hits[0]
         if hits:
@@ -251,11 +251,6 @@ class CourseChecker:
         if hundredths(float(value)) == hundredths(course.units):
             return None
         return float(value)
-
-
-def _key(code: str) -> str:
-    """A course code compared ignoring case, spaces and hyphens."""
-    return re.sub(r"[\s\-]+", "", code).casefold()
 
 
 def _code(term: Term | None) -> str:

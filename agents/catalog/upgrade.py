@@ -8,9 +8,11 @@ import json
 from pathlib import Path
 
 from agents.catalog.authoring.build import write_json_atomic, write_text_atomic
-from agents.catalog.migrate import migrate_institution_yaml, migrate_raw
+from agents.catalog.migrate import CURRENT_VERSION, migrate_institution_yaml, migrate_raw
 from agents.catalog.parse import parse_catalog
 from agents.errors import CatalogError
+
+_ALREADY = f"already at version {CURRENT_VERSION}"
 
 
 def migrate_catalog(path: str | Path, output: str | Path | None) -> list[str]:
@@ -31,7 +33,7 @@ def migrate_catalog(path: str | Path, output: str | Path | None) -> list[str]:
             raise CatalogError(str(target), [str(exc)]) from None
         if notes:
             write_text_atomic(target, text)
-        return [f"{target}: " + ("; ".join(notes) if notes else "already at version 2")]
+        return [f"{target}: " + ("; ".join(notes) if notes else _ALREADY)]
     if output is None:
         raise CatalogError(str(p), ["say where to write the upgraded catalog: -o NEW.json"])
     try:
@@ -48,4 +50,4 @@ def migrate_catalog(path: str | Path, output: str | Path | None) -> list[str]:
         raise CatalogError(str(p), [str(exc)]) from None
     parse_catalog(new, source=f"{p} (upgraded)")
     write_json_atomic(Path(output), new)
-    return [f"{output}: written from {p}: " + ("; ".join(notes) or "already at version 2")]
+    return [f"{output}: written from {p}: " + ("; ".join(notes) or _ALREADY)]

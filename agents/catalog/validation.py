@@ -4,8 +4,9 @@
 the JSON path, the offending value and what was expected (for a union, the error of the
 branch the data was meant for, not a list of every branch). ``pydantic_problems`` does the
 same for the model-level checks that a JSON Schema cannot express. A missing field is named
-by its own path with what to add, never by its parent's whole value; a term or course code
-that does not match its pattern says what one is, and suggests the code meant.
+by its own path with what to add, never by its parent's whole value; a term code that does
+not match its pattern says what one is and suggests the code meant, a course code what is
+wrong with it (empty, a control character, a space at an end).
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from agents.catalog.codes import COURSE_CODE_PATTERN, code_problem
 from agents.catalog.limits import loads as bounded_loads
 from agents.catalog.limits import not_utf8, size_problem, unicode_problem
-from agents.catalog.prereq import COURSE_CODE_PATTERN, suggest_course_code
 from agents.catalog.terms import TERM_CODE_PATTERN, active_calendar
 from agents.errors import TermError
 
@@ -262,9 +263,8 @@ def pattern_problem(value: Any, pattern: str) -> str:
     if pattern == TERM_CODE_PATTERN:
         return term_code_problem(value)
     if pattern == COURSE_CODE_PATTERN:
-        fix = suggest_course_code(value) if isinstance(value, str) else None
-        how = f"write {fix}" if fix else "write one such as 15-112, CS 101 or MATH221"
-        return f"{_short(value)} is not a course code; {how}"
+        why = code_problem(value) if isinstance(value, str) else None
+        return f"{_short(value)} is not a course code: it {why or 'is not text'}"
     return f"expected text matching {pattern!r}, got {_short(value)}"
 
 

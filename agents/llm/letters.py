@@ -17,14 +17,16 @@ from typing import Any
 
 from agents.artifacts import NegotiationRound, Recommendation, Risk, ScheduledTerm
 from agents.catalog import Calendar, Term, active_calendar, credits_text, term_label, unit_word
+from agents.catalog.codes import active_codes
 from agents.reports import change_text, render
 
 SIGN_OFF = "Office of Undergraduate Advising"
 
-# Course codes as the catalog writes them ("15-112") and the alphabetic style other
-# catalogs use ("CS 101", "MATH2410"); the latter needs a space or nothing between the
-# letters and digits, and must not follow a hyphen, so that rule ids ("RULE-2") and a
-# rule id followed by a number ("LOAD-MAX 54") are not read as courses.
+# Course codes: the catalog's in use (``agents.catalog.codes``: "COMPSCI 161", "A&B SCI
+# 6B", in any spelling), and besides them the common shapes ("15-112", "CS 101",
+# "MATH2410") so that a code the catalog does not have is caught too; the latter needs a
+# space or nothing between the letters and digits, and must not follow a hyphen, so that
+# rule ids ("RULE-2") and a rule id followed by a number ("LOAD-MAX 54") are not courses.
 _COURSE_RE = re.compile(r"\b\d{2}-\d{3}\b|(?<![-\w])[A-Z]{2,5} ?\d{2,4}[A-Z]?\b")
 # Rule ids and program codes share one shape (LOAD-MAX, CS-MIN); both are grounded the
 # same way, against the draft, so the extractor does not need to tell them apart.
@@ -278,10 +280,22 @@ def letter_mentions(letter: str) -> dict[str, set[str]]:
     for name, year in label_re.findall(letter):
         terms.add(Term.parse(f"{name} {year}").code)
     return {
-        "courses": set(_COURSE_RE.findall(letter)),
+        "courses": _courses_in(letter),
         "terms": terms,
         "rules": set(_RULE_RE.findall(letter)),
     }
+
+
+def _courses_in(text: str) -> set[str]:
+    """Course codes ``text`` names: the catalog's in use (as the catalog writes them) and
+    other codes of the common shapes."""
+    codes = active_codes()
+    found = codes.find_all(text) if codes is not None else []
+    out = {code for _, _, code in found}
+    for m in _COURSE_RE.finditer(text):
+        if not any(s < m.end() and m.start() < e for s, e, _ in found):
+            out.add(m.group())
+    return out
 
 
 def _term_patterns(cal: Calendar) -> tuple[re.Pattern[str], re.Pattern[str]]:

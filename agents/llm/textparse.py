@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from agents.catalog import Catalog, Term, unit_name
 from agents.catalog.courses import code_subject
+from agents.catalog.lookup import find_course
 from agents.errors import TermError
 from agents.llm.boundary import CoursePin, IntakeExtraction
 from agents.llm.textparse_optional import read_optional_terms
@@ -47,8 +48,10 @@ __all__ = [
 ]
 
 
-# Codes of the sample's form ('15-112') and subject-letter codes ('CSCI 120', 'CHEM 121L');
-# a letter code counts only when the catalog knows it or its subject (see _catalog_code).
+# Course codes are the catalog's own (``Catalog.code_index``: 'COMPSCI 161', 'A&B SCI 6B',
+# in any case and spacing); besides them, codes of the common shapes ('15-112', 'CSCI 120')
+# that the catalog does not have are reported - a letter code only when its subject is the
+# catalog's (see _catalog_code).
 _COURSE_RE = re.compile(r"(?<![\w-])([0-9]{2}-[0-9]{3}|[A-Z]{2,5}[ -]?[0-9]{2,4}[A-Z]?)(?![\w-])")
 # A wish to take again a course the sentence first says was taken ("I failed 15-122 and
 # want to retake it", "got a C- in CSCI 120; I'd like to take it again").
@@ -166,19 +169,30 @@ def _policysentences(text: str) -> str:
 # --------------------------------------------------------------------------- courses
 
 
+def course_spans(text: str, catalog: Catalog) -> list[tuple[int, int, str]]:
+    """Course codes in ``text`` as ``(start, end, code)``, left to right: the catalog's codes
+    (its spelling), and codes of the common shapes it does not have, as written."""
+    found = catalog.code_index.find_all(text)
+    taken = [(s, e) for s, e, _ in found]
+    for m in _COURSE_RE.finditer(text):
+        if not any(s < m.end() and m.start() < e for s, e in taken):
+            found.append((m.start(), m.end(), m.group(1)))
+    return sorted(found)
+
+
 def _read_courses(text: str, sents: list[Span], catalog: Catalog, out: IntakeExtraction) -> None:
     prev: tuple[Span, int, str] | None = None
-    found = list(_COURSE_RE.finditer(text))
-    for i, m in enumerate(found):
-        code, sent = _catalog_code(m.group(1), catalog), sentence_of(sents, m.start())
+    found = course_spans(text, catalog)
+    for i, (start, end, said) in enumerate(found):
+        code, sent = _catalog_code(said, catalog), sentence_of(sents, start)
         if code is None:
             continue
         same = prev is not None and prev[0] == sent
-        lead = text[prev[1] if prev and same else sent[0] : m.start()]
+        lead = text[prev[1] if prev and same else sent[0] : start]
         role = last_cue(lead, _COURSE_CUES) or (prev[2] if prev and same else "mentioned")
-        prev = (sent, m.end(), role)
-        nxt = found[i + 1].start() if i + 1 < len(found) else len(text)
-        if role in ("already", "mentioned") and _retake_after(text[m.end() : min(nxt, sent[1])]):
+        prev = (sent, end, role)
+        nxt = found[i + 1][0] if i + 1 < len(found) else len(text)
+        if role in ("already", "mentioned") and _retake_after(text[end : min(nxt, sent[1])]):
             role = "include"
         course = catalog.course_by_code.get(code)
         if course is None:
@@ -193,7 +207,7 @@ def _read_courses(text: str, sents: list[Span], catalog: Catalog, out: IntakeExt
         elif role == "include" and code not in out.include_courses:
             out.include_courses.append(code)
             out.notes.append(f"read {code} ({course.title}) as a course wanted")
-            pin = _pinned_term(text[m.end() : sent[1]], catalog)
+            pin = _pinned_term(text[end : sent[1]], catalog)
             if pin is not None:
                 out.pins.append(CoursePin(course=code, term=pin.code))
                 out.notes.append(f"read {code} as wanted in {pin.label()}")
@@ -209,16 +223,13 @@ def _retake_after(after: str) -> bool:
 
 
 def _catalog_code(found: str, catalog: Catalog) -> str | None:
-    """The catalog's code for a code found in the text ('CSCI120' -> 'CSCI 120'); a code of
-    the sample's form is kept as written (unknown: reported as unresolved), an unknown
-    letter code only when its subject is the catalog's ('MATH 999'), else it is no course
-    ('SAT 1450')."""
-    if found in catalog.course_by_code or found[:1].isdigit():
-        return found
-    key = "".join(ch for ch in found if ch.isalnum())
-    for c in catalog.courses:
-        if "".join(ch for ch in c.code if ch.isalnum()) == key:
-            return c.code
+    """The catalog's code for a code found in the text ('CSCI120' -> 'CSCI 120',
+    ``find_course``); an unknown code of the sample's form is kept as written (reported as
+    unresolved), an unknown letter code only when its subject is the catalog's ('MATH
+    999'), else it is no course ('SAT 1450')."""
+    hit = find_course(catalog, found)
+    if hit is not None or found[:1].isdigit():
+        return hit or found
     return found if any(c.subject_code == code_subject(found) for c in catalog.courses) else None
 
 

@@ -201,9 +201,10 @@ def program_mentions(
     declared program is never one to add, and one named as the student's own that the
     record does not list is noted (the record decides)."""
     found: list[tuple[Span, tuple[str, ...]]] = []
-    # "MATH 220" names a course, not the mathematics program: course codes are never read
-    # as program names.
-    courses = [m.span() for m in _COURSE_CODE_RE.finditer(text)]
+    # "MATH 220" names a course, not the mathematics program: course codes (the catalog's,
+    # in any spelling, and the common shapes) are never read as program names.
+    courses = [(s, e) for s, e, _ in catalog.code_index.find_all(text)]
+    courses += [m.span() for m in _COURSE_CODE_RE.finditer(text)]
     for rx, codes in _phrase_table(catalog):
         for m in rx.finditer(text):
             if not overlaps(m.span(), [s for s, _ in found] + courses):

@@ -20,8 +20,8 @@ Formulation:
 - overload (only with standard loads below the caps): ``e[i] >= load - standard load``
   and ``o[i]`` true when ``e[i] > 0``.
 - requirements, sharing, unit total, anti-requisites: ``agents.planner.select.encode_*``.
-- interchangeable courses (same units, terms, prerequisites, leaves - and caps and subject
-  where a leaf has them; nobody's prerequisite; both fillers or neither,
+- interchangeable courses (same units, terms, prerequisites, leaves - and caps, minimums
+  and subject where a leaf has them; nobody's prerequisite; both fillers or neither,
   ``agents.planner.fillers``) are ordered, so the solver does not permute identical free
   electives.
 - no-good cuts (only for alternatives): an earlier plan's course set or placement is
@@ -175,11 +175,8 @@ class PlanModel:
         leaves_of: dict[str, list[str]] = {}
         for leaf in p.leaves:
             for c in leaf.options:
-                # Under a cap or a subject minimum, which cap and subject also matter.
-                caps = [i for i, cap in enumerate(leaf.caps) if c in cap.courses]
-                subject = p.course(c).subject_code if leaf.min_subjects else ""
-                how = f"|{caps}|{subject}" if leaf.caps or leaf.min_subjects else ""
-                leaves_of.setdefault(c, []).append(leaf.label + how)
+                # Under a cap, a subject minimum or a minimum, which ones also matter.
+                leaves_of.setdefault(c, []).append(leaf.label + leaf.how(p.course(c)))
         groups: dict[tuple[object, ...], list[str]] = {}
         named = cut_courses(p)
         for c in sorted(self.x):

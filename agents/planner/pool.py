@@ -7,7 +7,8 @@ invalid plan, and an infeasible answer is re-checked with every usable course):
   missing prerequisites), then those that count toward more target programs, then low level,
   up to what the set needs plus ``SET_SLACK`` - skipping courses beyond the set's caps, and
   adding the best course of further subjects until ``SUBJECT_SLACK`` more subjects than the
-  set's ``min_subjects`` are in;
+  set's ``min_subjects`` are in, and the best courses of each minimum from a sub-list until
+  it has what the minimum needs plus ``SET_SLACK``;
 - for an OR prerequisite only the cheapest alternatives are added (ties kept, at most
   ``ANY_ALTERNATIVES``), unless an alternative is already covered; a consent branch covers
   nothing while another branch has a course route (``risky.route_exists``);
@@ -161,9 +162,11 @@ def build_pool(prep: Prep, full: bool = False, extra: Collection[str] = ()) -> N
 
 def _set_options(prep: Prep, leaf: Leaf, ranked: list[str], count: int) -> list[str]:
     """The first ``count`` of ``ranked`` that the leaf's caps let count together, plus the
-    best course of each further subject a subject minimum may need."""
+    best course of each further subject a subject minimum may need, plus the best courses
+    of each minimum from a sub-list (``_minimum_options``)."""
     if not (leaf.caps or leaf.min_subjects):
-        return ranked[:count]
+        first = ranked[:count]
+        return _minimum_options(prep, leaf, ranked, first) if leaf.minimums else first
     used = [0] * len(leaf.caps)
     units = [0] * len(leaf.caps)  # hundredths
     kept: list[str] = []
@@ -185,7 +188,29 @@ def _set_options(prep: Prep, leaf: Leaf, ranked: list[str], count: int) -> list[
         if prep.course(code).subject_code not in subjects:
             subjects.add(prep.course(code).subject_code)
             kept.append(code)
-    return kept
+    return _minimum_options(prep, leaf, ranked, kept) if leaf.minimums else kept
+
+
+def _minimum_options(prep: Prep, leaf: Leaf, ranked: list[str], kept: list[str]) -> list[str]:
+    """``kept`` plus, for each minimum of the leaf, its best-ranked courses until the kept
+    ones could meet it with ``SET_SLACK`` courses to spare: a sub-list whose courses rank low
+    (more prerequisites, a higher level) still gets into the pool."""
+    out = list(kept)
+    for low in leaf.minimums:
+        inside = [c for c in ranked if c in low.courses]
+        if not inside:
+            continue
+        smallest = min(hundredths(prep.course(c).units) for c in inside)
+        need = max(low.min_courses, -(-hundredths(low.min_units) // smallest))
+        need += SET_SLACK * prep.slack
+        have = sum(c in low.courses for c in out)
+        for code in inside:
+            if have >= need:
+                break
+            if code not in out:
+                out.append(code)
+                have += 1
+    return out
 
 
 def _full(cap: LeafCap, used: int, units: int) -> bool:

@@ -74,6 +74,8 @@ def trim_counts(prep: Prep, sol: Solution) -> dict[str, list[str]]:
         units = credit_sum(prep.course(c).units for c in codes)  # exact: no epsilon
         need = 1 if leaf.kind == "course" else leaf.min_courses
         subjects = len({prep.course(c).subject_code for c in codes}) if leaf.min_subjects else 0
+        if not leaf.minimums_met(codes, lambda c: prep.course(c).units):
+            return False  # a course a minimum from a sub-list needs stays counted
         return len(codes) >= need and units >= leaf.min_units and subjects >= leaf.min_subjects
 
     def walk(node: ReqTree) -> None:

@@ -3,10 +3,11 @@
 ``encode_requirements`` posts, for any map course -> "taken" literal, the constraints that
 the taken courses (plus the record) satisfy every target program: ``a[p,l,c]`` says course
 ``c`` counts toward leaf ``l`` of program ``p``; a course counts toward at most one leaf per
-program; set leaves need ``min_courses`` / ``min_units``, count at most what each cap allows
-and, with ``min_subjects``, count courses of that many subjects (``s[p,l,subject]`` implies
-a counted course of the subject); all-of and n-of nodes combine children; a sharing limit
-``k`` between two programs bounds the courses counted by both.
+program (two where the program's overlaps allow, ``agents.planner.counting``); set leaves
+need ``min_courses`` / ``min_units`` and each minimum from a sub-list, count at most what
+each cap allows and, with ``min_subjects``, count courses of that many subjects
+(``s[p,l,subject]`` implies a counted course of the subject); all-of and n-of nodes combine
+children; a sharing limit ``k`` between two programs bounds the courses counted by both.
 
 ``SelectionModel`` is the time-free relaxation of the plan: which courses to take so that
 requirements, the unit total, anti-requisites and prerequisite closure (a course's
@@ -36,6 +37,7 @@ from agents.catalog import (
     ScoreCond,
     iter_prereq,
 )
+from agents.planner.counting import minimum_constraints, post_once, post_sharing
 from agents.planner.cpsat import Model, Steps, make_solver, weighted
 from agents.planner.cuts import post_set_cuts
 from agents.planner.fillers import counted_only, filler_misfit
@@ -55,6 +57,7 @@ def encode_requirements(
 ) -> dict[tuple[str, str], list[tuple[str, Lit]]]:
     """Post the requirement constraints; returns (program, leaf id) -> [(course, a-literal)]."""
     per_course: dict[tuple[str, str], list[Lit]] = {}
+    per_leaf: dict[tuple[str, str], list[tuple[str, Lit]]] = {}  # (program, course)
     out: dict[tuple[str, str], list[tuple[str, Lit]]] = {}
     for leaf in p.leaves:
         opts: list[tuple[str, Lit]] = []
@@ -69,10 +72,9 @@ def encode_requirements(
                 m.add(v == (taken[c] if c in taken and not p.hist_ok(c, leaf.min_grade) else 1))
             opts.append((c, v))
             per_course.setdefault((leaf.program, c), []).append(v)
+            per_leaf.setdefault((leaf.program, c), []).append((leaf.id, v))
         out[(leaf.program, leaf.id)] = opts
-    for vs in per_course.values():
-        if len(vs) > 1:
-            m.add_at_most_one(vs)
+    post_once(m, p, per_leaf)
     for prog, leaf_id in sorted(p.orders):
         # The audit takes a planned course that fewer of the program's leaves want before
         # one that more want: if it is taken, it counts here whenever a busier one does.
@@ -109,6 +111,7 @@ def encode_requirements(
             cts.append(m.add(sum(scale.count(p.course(c).units) * v for c, v in opts) >= units))
         if leaf.min_subjects:
             cts.append(m.add(sum(_subject_lits(m, p, leaf.label, opts)) >= leaf.min_subjects))
+        cts += minimum_constraints(m, p, leaf, opts, scale)
         for cap in leaf.caps:  # what may count, whether or not the leaf is needed
             inside = [(c, v) for c, v in opts if c in cap.courses]
             if cap.max_courses is not None and len(inside) > cap.max_courses:
@@ -122,16 +125,7 @@ def encode_requirements(
 
     for prog, root in p.trees.items():
         tree(prog, root, None)
-    for p1, p2, k in p.sharing:
-        shared = []
-        for c in sorted({c for (pr, c) in per_course if pr == p1}):
-            if (p2, c) not in per_course:
-                continue
-            s = m.new_bool_var(f"share[{p1},{p2},{c}]")
-            m.add(s >= sum(per_course[(p1, c)]) + sum(per_course[(p2, c)]) - 1)
-            shared.append(s)
-        if shared:
-            m.add(sum(shared) <= k)
+    post_sharing(m, p, per_course, p.sharing)
     counted_only(m, p, taken, per_course)
     return out
 

@@ -2,8 +2,8 @@
 
 Two candidates are twins when every part of the model and of its objectives treats them
 alike: the same units and new units, the same terms they may take, the same prerequisite
-and corequisite trees, the same leaves (with the same caps and subject where a leaf has
-them), the same kind (filler or not, dormant or not, consent), the same misfit as a free
+and corequisite trees, the same leaves (with the same caps, minimums and subject where a
+leaf has them), the same kind (filler or not, dormant or not, consent), the same misfit as a free
 elective, the same earliest term and level; none required, pinned by the audit, named by a
 cut, of interest to the student, with anti-requisites, or named in another candidate's
 prerequisites. Any answer that takes the later of two twins and not the earlier one has a
@@ -37,9 +37,7 @@ def twin_groups(p: Prep, taken: Mapping[str, object], units: Mapping[str, int]) 
     leaves_of: dict[str, list[str]] = {}
     for leaf in p.leaves:
         for c in leaf.options:
-            caps = [i for i, cap in enumerate(leaf.caps) if c in cap.courses]
-            subject = p.course(c).subject_code if leaf.min_subjects else ""
-            leaves_of.setdefault(c, []).append(f"{leaf.label}|{caps}|{subject}")
+            leaves_of.setdefault(c, []).append(leaf.label + leaf.how(p.course(c)))
     groups: dict[tuple[object, ...], list[str]] = {}
     for c in taken:
         course = p.course(c)

@@ -11,8 +11,9 @@ term), corequisites (same or earlier term), duplicates, anti-requisites, unit lo
 own cap, else the general cap and the cap of the class standing at its start, from the units
 completed before it) and course counts, and the target term. Requirements left unmet come
 from the degree audit run with the plan as ``planned`` (the institution's requirements
-included; a course set's caps and subject minimum too: a plan whose courses break a cap or
-miss a subject leaves it unmet).
+included; a course set's caps, subject minimum and minimums from sub-lists too: a plan whose
+courses break a cap, miss a subject or miss a sub-list's minimum leaves it unmet; a course
+counts toward two requirements of a program only where the program's ``overlaps`` allow).
 When sections are given, they are checked for clashes and free-time wishes against the
 catalog's meeting times.
 

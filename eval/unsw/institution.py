@@ -86,7 +86,7 @@ def academic_calendar() -> str:
 
 def institution_data(program_codes: list[str], document_ids: list[str]) -> dict[str, Any]:
     return {
-        "schema_version": 2,
+        "schema_version": 3,
         "institution": {"name": "University of New South Wales (UNSW Sydney)", "unit_name": "UOC"},
         "catalog_year": CATALOG_YEAR,
         "calendar": CALENDAR,

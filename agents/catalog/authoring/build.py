@@ -15,19 +15,21 @@ from pathlib import Path
 from typing import Any
 
 from agents.catalog.authoring.layout import read_layout
+from agents.catalog.codes import CodeIndex
 from agents.catalog.model import Catalog
 from agents.catalog.parse import parse_catalog
-from agents.catalog.prereq import PrereqNode, format_prereq, parse_prereq
+from agents.catalog.prereq import PrereqNode, format_prereq
+from agents.catalog.prereq_parse import parse_prereq
 from agents.errors import CatalogError, LayoutError, PrereqSyntaxError
 from agents.files import atomic_write_text
 
 
-def prereq_text(node: PrereqNode) -> str | None:
+def prereq_text(node: PrereqNode, codes: CodeIndex | None = None) -> str | None:
     """The expression for ``node``, or None when no expression reads back to it (a group
-    with one member, for instance)."""
+    with one member, for instance); read with the catalog's course ``codes``."""
     text = format_prereq(node)
     try:
-        return text if parse_prereq(text) == node else None
+        return text if parse_prereq(text, codes) == node else None
     except PrereqSyntaxError:
         return None
 
@@ -48,7 +50,7 @@ def catalog_json(catalog: Catalog) -> dict[str, Any]:
     for course, raw in zip(catalog.courses, data["courses"], strict=True):
         for field in ("prerequisites", "corequisites"):
             node = getattr(course, field)
-            if node is not None and (text := prereq_text(node)) is not None:
+            if node is not None and (text := prereq_text(node, catalog.code_index)) is not None:
                 raw[field] = text
     return dict(_whole_numbers(data))
 

@@ -23,7 +23,9 @@ from agents.catalog.authoring.csvfiles import (
     read_rows,
 )
 from agents.catalog.authoring.sourcemap import SourceMap
-from agents.catalog.prereq import COURSE_CODE_PATTERN, STANDINGS, parse_prereq
+from agents.catalog.codes import CodeIndex, code_key, code_problem, same_code
+from agents.catalog.prereq import STANDINGS
+from agents.catalog.prereq_parse import parse_prereq
 from agents.catalog.terms import Calendar
 from agents.errors import PrereqSyntaxError, TermError
 
@@ -73,11 +75,13 @@ _YES = {"yes": True, "true": True, "y": True, "no": False, "false": False, "n": 
 _DAYS_RE = re.compile(r"^[MTWRFSU]+$")
 _TIME_RE = re.compile(r"^([01]?[0-9]|2[0-3]):([0-5][0-9])$")
 EXPRESSION_HINT = "write an expression such as '15-112 and (21-127 or 21-128[C])'"
+UNKNOWN_HINT = "add the course to courses.csv or correct the code"
 
 
-def read_prereq(cell: Cell, problems: list[str]) -> Any:
-    """An expression (kept as text; the loader parses it) or a JSON tree for trees the
-    expression syntax cannot say; None when the cell is empty."""
+def read_prereq(cell: Cell, problems: list[str], codes: CodeIndex | None = None) -> Any:
+    """An expression (kept as text; the loader parses it, against the catalog's ``codes``)
+    or a JSON tree for trees the expression syntax cannot say; None when the cell is
+    empty."""
     text = cell.text.strip()
     if not text:
         return None
@@ -91,18 +95,18 @@ def read_prereq(cell: Cell, problems: list[str]) -> Any:
             )
             return None
     try:
-        parse_prereq(text)
+        parse_prereq(text, codes)
     except PrereqSyntaxError as exc:
+        hint = UNKNOWN_HINT if exc.reason.startswith("unknown course") else EXPRESSION_HINT
         problems.append(
-            f"{cell.where}: {text!r} has an error at character {exc.column}: {exc.reason} "
-            f"- {EXPRESSION_HINT}"
+            f"{cell.where}: {text!r} has an error at character {exc.column}: {exc.reason} - {hint}"
         )
         return None
     return text
 
 
 def _course(
-    row: Row, index: int, calendar: Calendar, smap: SourceMap, problems: list[str]
+    row: Row, index: int, calendar: Calendar, codes: CodeIndex, smap: SourceMap, problems: list[str]
 ) -> dict[str, Any]:
     at: tuple[str | int, ...] = ("courses", index)
     smap.add(at, row.where)
@@ -114,11 +118,8 @@ def _course(
     smap.add((*at, "offered", "last_run"), row.cell("offered_last").where)
 
     code = row.cells["code"].strip()
-    if not re.fullmatch(COURSE_CODE_PATTERN, code):
-        problems.append(
-            f"{row.cell('code').where}: {code!r} is not a course code - write codes such as "
-            "'15-112', 'CS 101' or 'MATH221'"
-        )
+    if (why := code_problem(code)) is not None:
+        problems.append(f"{row.cell('code').where}: {code!r} is not a course code: it {why}")
     course: dict[str, Any] = {
         "code": code,
         "title": row.cells["title"],
@@ -166,7 +167,7 @@ def _course(
         offered["last_run"] = [calendar.parse(t).code if _parses(calendar, t) else t for t in last]
     course["offered"] = offered
     for field in ("prerequisites", "corequisites"):
-        tree = read_prereq(row.cell(field), problems)
+        tree = read_prereq(row.cell(field), problems, codes)
         if tree is not None:
             course[field] = tree
     if antirequisites := read_list(row.cell("antirequisites")):
@@ -232,20 +233,29 @@ def read_courses(
     rows = read_rows(path, "courses.csv", COURSE_COLUMNS, COURSE_REQUIRED, problems)
     courses: list[dict[str, Any]] = []
     index: dict[str, int] = {}
-    first_line: dict[str, int] = {}
+    first_line: dict[str, tuple[str, int]] = {}  # by code_key: the code and its line
+    # Expressions are read against every code of the file, rows below included.
+    codes = CodeIndex(row.cells.get("code", "").strip() for row in rows if not row.broken)
     for row in rows:
         if row.broken:
             index[row.cells.get("code", "").strip()] = -1  # reported; sections skip it
             continue
-        course = _course(row, len(courses), calendar, smap, problems)
+        course = _course(row, len(courses), calendar, codes, smap, problems)
         code = course["code"]
-        if code in first_line:
+        first, line = first_line.get(code_key(code), (code, 0))
+        if line and first == code:
             problems.append(
-                f"{row.cell('code').where}: {code!r} is already on line {first_line[code]} - "
+                f"{row.cell('code').where}: {code!r} is already on line {line} - "
                 "give each course one row (its sections go in sections.csv)"
             )
             continue
-        first_line[code] = row.line
+        if line:
+            problems.append(
+                f"{row.cell('code').where}: {code!r} is {same_code(first)} (line {line}); "
+                "lookups could not tell them apart - give one of the two courses another code"
+            )
+            continue
+        first_line[code_key(code)] = (code, row.line)
         index[code] = len(courses)
         courses.append(course)
     return courses, index

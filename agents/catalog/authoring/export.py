@@ -18,6 +18,7 @@ from agents.catalog.authoring.csvfiles import csv_text, format_number
 from agents.catalog.authoring.documents_md import document_problems, document_text
 from agents.catalog.authoring.layout import CATALOG_FIELDS, VERSIONS
 from agents.catalog.authoring.yamlfiles import dump_yaml
+from agents.catalog.codes import CodeIndex
 from agents.catalog.courses import Course
 from agents.catalog.model import Catalog
 from agents.catalog.prereq import PrereqNode
@@ -25,10 +26,10 @@ from agents.errors import LayoutError
 from agents.files import atomic_write_text
 
 
-def _prereq_cell(node: PrereqNode | None) -> str:
+def _prereq_cell(node: PrereqNode | None, codes: CodeIndex) -> str:
     if node is None:
         return ""
-    text = prereq_text(node)
+    text = prereq_text(node, codes)
     if text is not None:
         return text
     # A tree no expression reads back to exactly: the cell holds its JSON.
@@ -45,7 +46,9 @@ def _list_cell(items: list[str], where: str, problems: list[str]) -> str:
     return ";".join(items)
 
 
-def _course_row(c: Course, course_columns: list[str], problems: list[str]) -> list[str]:
+def _course_row(
+    c: Course, course_columns: list[str], codes: CodeIndex, problems: list[str]
+) -> list[str]:
     at = f"course {c.code!r}"
     values = {
         "code": c.code,
@@ -62,8 +65,8 @@ def _course_row(c: Course, course_columns: list[str], problems: list[str]) -> li
         "offered_last": ";".join(c.offered.last_run),
         "open_to_programs": ";".join(c.open_to_programs),
         "closed_to_programs": ";".join(c.closed_to_programs),
-        "prerequisites": _prereq_cell(c.prerequisites),
-        "corequisites": _prereq_cell(c.corequisites),
+        "prerequisites": _prereq_cell(c.prerequisites, codes),
+        "corequisites": _prereq_cell(c.corequisites, codes),
         "antirequisites": _list_cell(c.antirequisites, f"{at} antirequisites", problems),
         "repeatable": "yes" if c.repeatable else "no",
         "grading": c.grading,
@@ -120,7 +123,7 @@ def layout_files(catalog: Catalog) -> dict[str, str]:
         "last_offered": any(c.last_offered for c in catalog.courses),
     }
     columns = [k for k in COURSE_COLUMNS if used.get(k, True)]
-    course_rows = [_course_row(c, columns, problems) for c in catalog.courses]
+    course_rows = [_course_row(c, columns, catalog.code_index, problems) for c in catalog.courses]
     files["courses.csv"] = csv_text(columns, course_rows)
     section_rows = [row for c in catalog.courses for row in _section_rows(c, problems)]
     files["sections.csv"] = csv_text(SECTION_COLUMNS, section_rows)

@@ -27,6 +27,7 @@ from agents.catalog.authoring.courses_csv import read_courses, read_sections
 from agents.catalog.authoring.documents_md import read_document
 from agents.catalog.authoring.sourcemap import SourceMap
 from agents.catalog.authoring.yamlfiles import read_yaml
+from agents.catalog.migrate import CURRENT_VERSION
 from agents.catalog.terms import SEMESTER_CALENDAR, Calendar
 
 INSTITUTION_FIELDS = (
@@ -36,10 +37,11 @@ INSTITUTION_FIELDS = (
     "calendar",
     "grade_scale",
     "standing_thresholds",
+    "course_code_pattern",
     "program_order",
     "document_order",
 )
-CATALOG_FIELDS = INSTITUTION_FIELDS[:6]
+CATALOG_FIELDS = INSTITUTION_FIELDS[:7]
 VERSIONS = "program-versions"
 INSTITUTION_HINT = "create it with schema_version, institution and catalog_year"
 
@@ -155,7 +157,7 @@ def _calendar(directory: Path, head: dict[str, Any], problems: list[str]) -> Cal
         problems.append(
             "institution.yaml: schema_version 1 is no longer read - run "
             f"`advise catalog migrate {directory}` to add the semester calendar version 1 "
-            "assumed and set schema_version to 2"
+            f"assumed and set schema_version to {CURRENT_VERSION}"
         )
     if "calendar" not in head:
         return SEMESTER_CALENDAR
