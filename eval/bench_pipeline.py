@@ -3,7 +3,7 @@ peak memory, offline.
 
     python -m eval.bench_pipeline [--requests 200] [--rss-requests 10000] [--json]
                                   [--engine ray] [--overhead-requests 500]
-                                  [--catalog PATH] [--scale N]
+                                  [--catalog PATH [--students DIR]] [--scale N]
 
 1. Synthetic requests (every sample student x a cycle of goals) run end to end with the
    real agents, with 1 and then 2 worker processes: throughput, per-stage p50/p95,
@@ -45,7 +45,11 @@ while a stage computes, so it is an upper bound on the disk's time.
 PATH``, or with ``--scale N`` that catalog (the sample by default) enlarged N times
 (``eval.gen_catalog.enlarge``, seed 0; 15: about 3,200 courses), written to a JSON file in
 the benchmark's temporary directory (copy 0 is the base, so the sample students and
-programs stay valid). The fake-stage batches do not read it. The JSON line names it
+programs stay valid). The fake-stage batches do not read it. Against another catalog than
+the sample the requests are made from ``--students`` (default: the catalog directory's
+``students/``) with goals that name none of the sample's programs (``CATALOG_GOALS``), and
+the start-up run uses the first of them: ``python -m eval.bench_pipeline --catalog
+demos/unsw`` is the real-scale run on UNSW's 2,912 courses. The JSON line names it
 (``catalog``: a path, ``sample`` or ``sample x15``) with its ``courses``.
 
 Logging is set up first (warnings and errors only, on stderr), so no event below a warning
@@ -74,9 +78,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agents.catalog import load_catalog
+from agents.catalog import Catalog, StudentRecord, load_catalog
 from agents.toolbox import Settings
 from eval.bench_meta import RunInfo
+from eval.bench_planner import added_minor
 from eval.bench_startup import (
     batch_memory,
     bench_env,
@@ -109,14 +114,62 @@ GOALS: list[dict[str, Any]] = [
     },
     {"intent": "add_program", "add_programs": ["DS-MIN"], "text": "Can I add data science?"},
 ]
+ELIGIBLE_MINOR = "<an eligible minor>"
 
 
-def synthetic_requests(n: int) -> Iterator[dict[str, Any]]:
-    students = [json.loads(p.read_text("utf-8")) for p in sorted(STUDENTS.glob("*.json"))]
+CATALOG_GOALS: list[dict[str, Any]] = [
+    {"intent": "plan_degree", "text": "Please plan the rest of my degree."},
+    {"intent": "plan_next_term", "text": "Please plan my next term."},
+    {"intent": "add_program", "add_programs": [ELIGIBLE_MINOR], "text": "I want a minor."},
+    {"intent": "check_progress", "text": "Am I on track to graduate?"},
+    {
+        "intent": "policy_question",
+        "text": "How many units can I take in a term?",
+        "question": "How many units can I take in a term?",
+    },
+]
+"""The goals of requests against another catalog than the sample (``--catalog``): the
+sample's without its program codes and unit figures; the minor added is one the student is
+eligible for (``eval.bench_planner.added_minor``: the k-th eligible minor for the k-th
+student)."""
+
+
+def synthetic_requests(
+    n: int, students: Path = STUDENTS, catalog: Catalog | None = None
+) -> Iterator[dict[str, Any]]:
+    """``n`` requests: every student of ``students`` with each goal in turn - the sample's
+    goals (``GOALS``), or with ``catalog`` (another catalog) ``CATALOG_GOALS``."""
+    records = [json.loads(p.read_text("utf-8")) for p in sorted(students.glob("*.json"))]
+    if not records:
+        raise ValueError(f"{students}: no student JSON files (*.json) to make requests from")
+    goals = GOALS if catalog is None else CATALOG_GOALS
     for i in range(n):
-        student = students[i % len(students)]
-        goal = GOALS[(i // len(students)) % len(GOALS)]
+        k = i % len(records)
+        student = records[k]
+        goal = goals[(i // len(records)) % len(goals)]
+        if catalog is not None and goal.get("add_programs") == [ELIGIBLE_MINOR]:
+            minor = added_minor(catalog, StudentRecord.model_validate(student), k)
+            if minor is None:  # no minor to add: plan the degree instead
+                goal = CATALOG_GOALS[0]
+            else:
+                goal = {**goal, "add_programs": [minor], "text": f"I want to add {minor}."}
         yield {"request_id": f"bench-{i:05d}", "student": student, **goal}
+
+
+def catalog_students(catalog: Path | None, students: Path | None) -> Path:
+    """The students requests are made from: ``--students``, else the ``students/``
+    directory of a catalog directory, else the sample's (``demos/students``)."""
+    if students is not None:
+        return students
+    if catalog is not None and (catalog / "students").is_dir():
+        return catalog / "students"
+    return STUDENTS
+
+
+def _first_line(inputs: Path, other: Catalog | None) -> str | None:
+    """The start-up run's request: the first real-agent request against another catalog
+    than the sample (None: ``demos/requests.jsonl``'s first, as before)."""
+    return None if other is None else inputs.read_text("utf-8").splitlines()[0]
 
 
 def write_jsonl(path: Path, requests: Iterator[dict[str, Any]]) -> Path:
@@ -288,12 +341,24 @@ def main(argv: list[str] | None = None) -> int:
         help="run the real agents on the sample catalog (or --catalog's) enlarged N times "
         "(eval.gen_catalog; 15: about 3,200 courses)",
     )
+    parser.add_argument(
+        "--students",
+        type=Path,
+        help="student JSON directory the real-agent requests are made from (default: the "
+        "catalog directory's students/, else demos/students)",
+    )
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as name:
         tmp = Path(name)
         catalog, label, courses = bench_catalog(args.catalog, args.scale, tmp)
-        inputs = write_jsonl(tmp / "requests.jsonl", synthetic_requests(args.requests))
+        students = catalog_students(args.catalog, args.students)
+        other = None if args.catalog is None else load_catalog(args.catalog)
+
+        def real_requests(n: int) -> Iterator[dict[str, Any]]:
+            return synthetic_requests(n, students, other)
+
+        inputs = write_jsonl(tmp / "requests.jsonl", real_requests(args.requests))
         with DiskCalls(tmp / "w1" / "state").installed() as disk:
             one = run(inputs, tmp / "w1", workers=1, catalog=catalog)
         two = run(inputs, tmp / "w2", workers=2, catalog=catalog)
@@ -314,13 +379,15 @@ def main(argv: list[str] | None = None) -> int:
         disk_io = disk_figures(disk, one, args.requests, request_ms)
         env = bench_env(tmp)  # its catalog cache is empty: start-up's first run fills it
         boot = (
-            startup(args.startup_runs, tmp / "startup", env, catalog) if args.startup_runs else {}
+            startup(args.startup_runs, tmp / "startup", env, catalog, _first_line(inputs, other))
+            if args.startup_runs
+            else {}
         )
         rss = rss_batch(args.rss_requests, tmp / "rss", env=env) if args.rss_requests else {}
         n_real = args.requests if args.real_rss_requests is None else args.real_rss_requests
         real = {}
         if n_real:
-            real_inputs = write_jsonl(tmp / "real-rss.jsonl", synthetic_requests(n_real))
+            real_inputs = write_jsonl(tmp / "real-rss.jsonl", real_requests(n_real))
             real = batch_memory(real_inputs, tmp / "real-rss", env, stages="real", every_s=0.2,
                                 catalog=catalog)  # fmt: skip
         ray_figures = ray_section(args, tmp, inputs, catalog) if args.engine == "ray" else None

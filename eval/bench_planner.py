@@ -1,8 +1,9 @@
 """``python -m eval.bench_planner [--json] [--strict] [--catalog PATH --students DIR]
 [--scale N]``: the planner benchmark, per catalog.
 
-For each benchmark catalog - the sample catalog with ``demos/students/*.json`` and the
-second sample institution (``demos/harrow-bay`` with its ``students/``), or the one pair
+For each benchmark catalog - the sample catalog with ``demos/students/*.json``, the
+second sample institution (``demos/harrow-bay`` with its ``students/``) and the real-scale
+one (``demos/unsw``, 2,912 courses, with its ``students/``), or the one pair
 given with ``--catalog`` and ``--students`` - plans each student toward
 their declared programs, and again with one added minor (an eligible minor they do not
 have: the eligible minors in code order, the k-th student taking the k-th one modulo the
@@ -38,7 +39,7 @@ rendered inside the timed calls.
 
 With ``--json`` the last line printed is one JSON object: the figures over every plan, and
 under ``catalogs`` the same figures per catalog, each naming its ``catalog`` (a path,
-``sample``, ``harrow-bay`` or ``sample x15``) and its ``courses``; ``catalog_courses``
+``sample``, ``harrow-bay``, ``unsw`` or ``sample x15``) and its ``courses``; ``catalog_courses``
 gives every catalog's course count, and ``command``, ``commit``, ``dirty``, ``cores``,
 ``load_avg_start`` and ``load_avg_end`` the run's circumstances (``eval.bench_meta``).
 ``--strict`` exits 1 when a target is missed (on any catalog) (median <= 100 ms, p95 <= 1
@@ -86,6 +87,7 @@ STUDENTS = REPO / "demos" / "students"
 BENCH_CATALOGS: list[tuple[str, Path | None, Path]] = [
     ("sample", None, STUDENTS),
     ("harrow-bay", REPO / "demos" / "harrow-bay", REPO / "demos" / "harrow-bay" / "students"),
+    ("unsw", REPO / "demos" / "unsw", REPO / "demos" / "unsw" / "students"),
 ]
 """(label, catalog path or None for the sample, student directory) benchmarked by default."""
 TARGET_MEDIAN_MS = 100.0

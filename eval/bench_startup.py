@@ -50,12 +50,17 @@ def bench_env(root: Path) -> dict[str, str]:
 
 
 def startup(
-    runs: int, tmp: Path, env: dict[str, str], catalog: Path | None = None
+    runs: int,
+    tmp: Path,
+    env: dict[str, str],
+    catalog: Path | None = None,
+    line: str | None = None,
 ) -> dict[str, Any]:
-    """``advise run`` of one request, ``runs`` times after a first run (the first to use
-    the catalog cache in ``env``, which it finds empty if nothing ran before it)."""
+    """``advise run`` of one request (``line``, a JSON line; default the first of
+    ``demos/requests.jsonl``), ``runs`` times after a first run (the first to use the
+    catalog cache in ``env``, which it finds empty if nothing ran before it)."""
     tmp.mkdir(parents=True, exist_ok=True)
-    line = REQUESTS.read_text(encoding="utf-8").splitlines()[0]
+    line = line or REQUESTS.read_text(encoding="utf-8").splitlines()[0]
     request = tmp / "request.json"
     request.write_text(line + "\n", encoding="utf-8")
     totals: list[float] = []

@@ -187,6 +187,24 @@ def test_disk_calls_time_the_calls_under_the_state_directory_apart_and_restore_o
     assert disk.ms["checkpoint"] > 0
 
 
+def test_requests_against_another_catalog_use_its_students_and_an_eligible_minor() -> None:
+    root = REPO / "demos" / "harrow-bay"
+    catalog = load_catalog(root)
+    students = bench_pipeline.catalog_students(root, None)
+    assert students == root / "students"
+    requests = list(synthetic_requests(60, students, catalog))
+    ids = {json.loads(p.read_text("utf-8"))["id"] for p in students.glob("*.json")}
+    assert {r["student"]["id"] for r in requests} == ids
+    added = [code for r in requests for code in r.get("add_programs", [])]
+    assert len(set(added)) > 1  # the k-th student's k-th eligible minor
+    for r in requests:
+        for code in r.get("add_programs", []):
+            program = catalog.program(code)
+            assert program.kind == "minor" and code not in r["student"]["programs"]
+    assert {r["intent"] for r in requests} == {g["intent"] for g in bench_pipeline.CATALOG_GOALS}
+    assert bench_pipeline.catalog_students(None, None) == REPO / "demos" / "students"
+
+
 def test_pipeline_bench_at_scale_runs_on_the_enlarged_catalog_and_measures_disk_work(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
