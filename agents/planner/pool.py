@@ -9,6 +9,8 @@ invalid plan, and an infeasible answer is re-checked with every usable course):
   adding the best course of further subjects until ``SUBJECT_SLACK`` more subjects than the
   set's ``min_subjects`` are in, and the best courses of each minimum from a sub-list until
   it has what the minimum needs plus ``SET_SLACK``;
+- of the courses of interest (``Prep.interests``) that count toward a target program, the
+  ``INTEREST_SLACK`` the student is most interested in (beyond those a requirement keeps);
 - for an OR prerequisite only the cheapest alternatives are added (ties kept, at most
   ``ANY_ALTERNATIVES``), unless an alternative is already covered; a consent branch covers
   nothing while another branch has a course route (``risky.route_exists``);
@@ -56,6 +58,7 @@ SET_SLACK = 4
 ANY_ALTERNATIVES = 3
 FILLER_SLACK = 4
 FIT_SLACK = 8
+INTEREST_SLACK = 40
 SUBJECT_SLACK = 1
 FULL_POOL_MAX = 40  # with this few usable courses, skip pruning: the model stays small
 
@@ -125,7 +128,9 @@ def build_pool(prep: Prep, full: bool = False, extra: Collection[str] = ()) -> N
     must: set[str] = set(pool)
     if prep.full:
         pool.update(usable_all)
-    pool.update(c for c in prep.interests if usable(c) and c in programs_of)
+    liked = [c for c in prep.interests if c in programs_of and usable(c)]
+    liked.sort(key=lambda c: (-prep.interests[c], *rank(c)))
+    pool.update(liked[: INTEREST_SLACK * prep.slack])
     pool.update(c for c in extra if usable(c))
     for leaf in prep.leaves:
         if leaf.kind == "course":
