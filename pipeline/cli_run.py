@@ -78,7 +78,7 @@ def _engine_options(p: argparse.ArgumentParser, *, batch: bool = False) -> None:
         "--templates",
         metavar="DIR",
         help="directory of report templates (letter.txt.j2, report.html.j2, ...) overriding "
-        "the shipped ones; see 'Report templates' in the README",
+        "the shipped ones; see 'Report templates' in docs/outputs.md",
     )
     g.add_argument(
         "--no-wait",

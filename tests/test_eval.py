@@ -40,7 +40,7 @@ REPO = Path(__file__).resolve().parents[1]
 # whole group such as the 7 acceleration or 6 policy-question scenarios) fails.
 MIN_OUTCOME_ACCURACY = 0.96
 # The second sample institution's labels come from its policy text; where the pipeline
-# disagrees the disagreement is listed in the README (eval table) and stays visible here.
+# disagrees the disagreement is listed in docs/evaluation.md (eval table) and stays visible here.
 MIN_OUTCOME_ACCURACY_BY_CATALOG = {"sample": MIN_OUTCOME_ACCURACY, "demos/harrow-bay": 0.9}
 # Re-run from scratch: multi-round, add-program, probation, answered, needs-input,
 # infeasible, study-abroad and invalid scenarios.

@@ -1,7 +1,7 @@
 """Oversized and malformed input files (issue #25, item 5): transcripts, catalogs and their
 authoring files - each refused with a clear error naming the limit (or a problem naming the
 file and line), before it is parsed or worked on; never a traceback, never unbounded work.
-The README's limits table is ``agents.catalog.limits.limits_table()``.
+The limits table in docs/running.md is ``agents.catalog.limits.limits_table()``.
 
 Files "over the size limit" are sparse (``truncate``): refused by their size before a byte
 is read, so no test writes megabytes. Requests and student records: tests/test_fault_inputs.py.
@@ -246,6 +246,6 @@ def test_a_catalog_directory_file_over_the_size_limit_is_a_build_problem(layout:
 # ------------------------------------------------------------------ the table
 
 
-def test_the_readme_limits_table_is_the_code_s() -> None:
-    readme = (ROOT / "README.md").read_text("utf-8")
-    assert limits_table() in readme
+def test_the_docs_limits_table_is_the_code_s() -> None:
+    page = (ROOT / "docs" / "running.md").read_text("utf-8")
+    assert limits_table() in page

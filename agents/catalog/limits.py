@@ -3,10 +3,10 @@
 A 10 MB request text, a 100,000-course record, a 60 MB transcript or a YAML alias bomb
 must be refused at once with a message naming the limit, not run for minutes or exhaust
 memory. Every reader checks its input against ``LIMITS`` before it parses or works on it,
-and says ``<what>: <size>, over the limit of <limit>; <fix>``; the README's limits table is
-this table (``tests/test_fault_inputs.py`` compares them). The values are far above
-anything real: a request is a few KB, a transcript a few hundred KB, a 4,000-course
-catalog a few MB, a record a few dozen courses.
+and says ``<what>: <size>, over the limit of <limit>; <fix>``; the limits table in
+docs/running.md is this table (``tests/test_fault_input_files.py`` compares them). The
+values are far above anything real: a request is a few KB, a transcript a few hundred
+KB, a 4,000-course catalog a few MB, a record a few dozen courses.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ nested YAML anchors stand for a billion values with fewer than 100 aliases, so
 
 
 def limits_table() -> str:
-    """The README's limits table (Markdown), made from ``LIMITS``."""
+    """The limits table of docs/running.md (Markdown), made from ``LIMITS``."""
     rows = ["| What | Limit | What you get past it |", "| --- | --- | --- |"]
     for key, limit in LIMITS.items():
         size = f"{limit.value:,} {limit.unit}"
