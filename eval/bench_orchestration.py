@@ -63,7 +63,7 @@ from agents.case import Case
 from agents.toolbox import Settings
 from pipeline.context import State, WorkflowContext
 from pipeline.machine import STAGE_TABLE, StageSet, real_stages
-from pipeline.runner import ToolboxFactory, run_request
+from pipeline.runner import RequestOptions, ToolboxFactory, run_request
 from pipeline.store import CheckpointStore
 
 REPO = Path(__file__).resolve().parents[1]
@@ -104,8 +104,9 @@ def record(root: Path, factory: ToolboxFactory, names: list[str]) -> dict[str, W
     stages = real_stages()
     out = {}
     for name in names:
-        ctx = run_request(demo_request(SCENARIOS[name]), store=store, toolbox_factory=factory,
-                          settings=Settings(), stages=stages, out_dir=None)  # fmt: skip
+        opts = RequestOptions(store=store, toolbox_factory=factory, settings=Settings(),
+                              stages=stages, out_dir=None)  # fmt: skip
+        ctx = run_request(demo_request(SCENARIOS[name]), opts)
         if ctx.state is not State.done:
             raise RuntimeError(f"recording {name!r} ended in {ctx.state.value!r}")
         out[name] = ctx
@@ -205,8 +206,8 @@ class ProjectEngine:
         self.count += 1
         self.store.summary(rid)
         request = as_request(self.recorded, rid)
-        ctx = run_request(request, store=self.store, toolbox_factory=self.factory,
-                          settings=self.settings, stages=self.stages, out_dir=None)  # fmt: skip
+        ctx = run_request(request, RequestOptions(store=self.store, toolbox_factory=self.factory,
+                          settings=self.settings, stages=self.stages, out_dir=None))  # fmt: skip
         if ctx.state is not State.done:
             raise RuntimeError(f"replay of {rid!r} ended in {ctx.state.value!r}")
 

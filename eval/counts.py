@@ -195,7 +195,7 @@ def count_requests(counts: Counts, path: Path = REQUESTS) -> list[dict[str, Any]
     """One row per request of a JSON-lines file (the sample catalog)."""
     from agents.toolbox import Settings
     from pipeline.batch_input import InputItem, Invalid, RequestValidator
-    from pipeline.runner import ToolboxFactory, run_request
+    from pipeline.runner import RequestOptions, ToolboxFactory, run_request
     from pipeline.store import CheckpointStore
 
     validator = RequestValidator()
@@ -211,10 +211,9 @@ def count_requests(counts: Counts, path: Path = REQUESTS) -> list[dict[str, Any]
                 continue
             counts.take()
             t0 = time.perf_counter()
-            ctx = run_request(
-                checked, store=store, toolbox_factory=factory, settings=Settings(), out_dir=None,
-                no_wait=True,
-            )  # fmt: skip
+            opts = RequestOptions(store=store, toolbox_factory=factory, settings=Settings(),
+                                  out_dir=None, no_wait=True)  # fmt: skip
+            ctx = run_request(checked, opts)
             ms = (time.perf_counter() - t0) * 1000
             rows.append({"id": checked.request_id, "catalog": "sample", **_row(counts, ms, ctx)})
     return rows

@@ -39,7 +39,7 @@ from eval.summary import summarize
 from pipeline.approvals import decide
 from pipeline.batch_input import InputItem, Invalid, RequestValidator
 from pipeline.context import State, WorkflowContext
-from pipeline.runner import ToolboxFactory, run_request
+from pipeline.runner import RequestOptions, ToolboxFactory, run_request
 from pipeline.store import CheckpointStore
 
 log = structlog.get_logger(__name__)
@@ -304,9 +304,11 @@ class SuiteRunner:
         """Run the request; record the scenario's decisions whenever it stops for approval
         (as ``advise approve`` / ``deny`` would, on the request's as_of day) and resume."""
         ctx = run_request(
-            request, store=store, toolbox_factory=self.factory, settings=self.settings,
-            out_dir=None,
-        )  # fmt: skip
+            request,
+            RequestOptions(
+                store=store, toolbox_factory=self.factory, settings=self.settings, out_dir=None
+            ),
+        )
         day = request.as_of or date.today()
         for d in self.decisions:
             if ctx.state is not State.awaiting_approval:
@@ -314,9 +316,11 @@ class SuiteRunner:
             decide(store, request.request_id, d.rule, d.decision, by=d.by, reason=d.reason,
                    on=day, terms=d.terms)  # fmt: skip
             ctx = run_request(
-                request, store=store, toolbox_factory=self.factory, settings=self.settings,
-                out_dir=None,
-            )  # fmt: skip
+                request,
+                RequestOptions(
+                    store=store, toolbox_factory=self.factory, settings=self.settings, out_dir=None
+                ),
+            )
         return ctx
 
     def tools(self) -> Toolbox:

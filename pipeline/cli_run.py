@@ -231,19 +231,8 @@ def _single(args: argparse.Namespace, opts: RunOptions, request: PlanRequest) ->
     stages = lazy_stages(opts.stages)  # each agent loads when its stage first runs
     resume_gc()  # start-up is over: what it loaded is frozen, the stages get a collector
     with GracefulStop().installed(restore=False) as stop, stdout_to_stderr():
-        ctx = run_request(
-            request,
-            store=CheckpointStore(opts.state_dir, background=True),
-            toolbox_factory=factory,
-            settings=opts.settings,
-            force=opts.force,
-            stages=stages,
-            out_dir=opts.out_dir,
-            stop=stop,
-            rerun_stale=opts.rerun_stale,
-            no_wait=opts.no_wait,
-            templates=opts.templates,
-        )
+        store = CheckpointStore(opts.state_dir, background=True)
+        ctx = run_request(request, opts.for_request(store, factory, stages, stop))
     if ctx.state is State.awaiting_approval:
         return print_awaiting(args, ctx)
     done = ctx.state is State.done

@@ -31,7 +31,7 @@ from pipeline.errors import (
 from pipeline.machine import StageSet, load_stages
 from pipeline.outputs import outputs_present
 from pipeline.results import JobResult
-from pipeline.runner import STOP_SIGNALS, StopFlag, ToolboxFactory, run_request
+from pipeline.runner import STOP_SIGNALS, RequestOptions, StopFlag, ToolboxFactory, run_request
 from pipeline.stale import Fingerprints
 from pipeline.startup import pause_gc, resume_gc
 from pipeline.store import CheckpointStore
@@ -72,6 +72,28 @@ class RunOptions:
     engine: Engine = "process"  # where a batch's requests run (pipeline.ray_engine for ray)
     ray_address: str | None = None  # the Ray cluster to connect to; None: start a local one
     ray_mode: RayMode = "actors"  # one WorkerState per actor, or per task (benchmark only)
+
+    def for_request(
+        self,
+        store: CheckpointStore,
+        factory: ToolboxFactory,
+        stages: StageSet,
+        stop: StopFlag | None,
+    ) -> RequestOptions:
+        """What ``run_request`` needs from these options, with the store, the toolbox
+        factory, the stages and the stop flag of the process that runs the request."""
+        return RequestOptions(
+            store=store,
+            toolbox_factory=factory,
+            settings=self.settings,
+            force=self.force,
+            stages=stages,
+            out_dir=self.out_dir,
+            stop=stop,
+            rerun_stale=self.rerun_stale,
+            no_wait=self.no_wait,
+            templates=self.templates,
+        )
 
 
 @dataclass(frozen=True)
@@ -188,17 +210,7 @@ class WorkerState:
                 started += time.perf_counter() - setup
             factory, stages = self._tools(catalog)
             ctx = run_request(
-                request,
-                store=self.store,
-                toolbox_factory=factory,
-                settings=self.opts.settings,
-                force=self.opts.force,
-                stages=stages,
-                out_dir=self.opts.out_dir,
-                stop=self.stop,
-                rerun_stale=self.opts.rerun_stale,
-                no_wait=self.opts.no_wait,
-                templates=self.opts.templates,
+                request, self.opts.for_request(self.store, factory, stages, self.stop)
             )
             result = JobResult.finished(ctx, source=job.source)
             if stale and result.status == "done" and not self.opts.force:

@@ -21,6 +21,7 @@ import time
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
 from typing import Protocol
@@ -188,64 +189,73 @@ def _traceback_summary(exc: BaseException, limit: int = 6) -> list[str]:
     return [f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in frames]
 
 
-def run_request(
-    request: PlanRequest,
-    *,
-    store: CheckpointStore,
-    toolbox_factory: ToolboxFactory,
-    settings: Settings,
-    force: bool = False,
-    stages: StageSet | None = None,
-    out_dir: Path | None = Path("out"),
-    stop: StopFlag | None = None,
-    rerun_stale: bool = True,
-    no_wait: bool = False,
-    templates: Path | None = None,
-) -> WorkflowContext:
+@dataclass(frozen=True)
+class RequestOptions:
+    """How one request is run (``run_request``): where its checkpoint and outputs go, what
+    it runs with, and what may stop it. Frozen: a run never changes its own options."""
+
+    store: CheckpointStore
+    """The checkpoint store (locks, atomic saves)."""
+    toolbox_factory: ToolboxFactory
+    """Makes each request's ``Toolbox`` (catalog, LLM backend) and says the catalog's
+    fingerprint."""
+    settings: Settings
+    """Planner and loop settings (``max_rounds``, time limits)."""
+    force: bool = False
+    """Rerun a finished request from the start (previous checkpoint and outputs kept as
+    ``.prev``)."""
+    stages: StageSet | None = None
+    """The stage agents (None: the real ones, ``pipeline.machine.real_stages``)."""
+    out_dir: Path | None = Path("out")
+    """Where a finished request's JSON, Markdown and HTML are written (None: nowhere)."""
+    stop: StopFlag | None = None
+    """Checked between stages: when set, the run saves and raises ``RunInterrupted``."""
+    rerun_stale: bool = True
+    """Rerun a finished request made with another catalog or configuration."""
+    no_wait: bool = False
+    """Decide pending approvals as denied instead of stopping for a person (a dry run)."""
+    templates: Path | None = None
+    """An office's directory of report templates (``agents.reports``)."""
+
+
+def run_request(request: PlanRequest, options: RequestOptions) -> WorkflowContext:
     """Run ``request`` to ``done``, ``awaiting_approval`` or ``failed``, resuming its
     checkpoint if there is one. A run waiting for approval goes on once every approval it
-    asked for is decided (``pipeline.approvals``); ``no_wait`` decides them as denied (a
-    dry run that never stops for a person). ``templates`` is an office's directory of
-    report templates (``agents.reports``), used for the letter and the outputs.
+    asked for is decided (``pipeline.approvals``); ``options.no_wait`` decides them as
+    denied (a dry run that never stops for a person). ``options.templates`` is an office's
+    directory of report templates (``agents.reports``), used for the letter and the outputs.
 
-    ``force`` reruns a finished request from the start; a stale finished request (another
-    catalog or configuration fingerprint) is rerun unless ``rerun_stale`` is False. Both
-    keep the previous checkpoint and outputs as ``.prev`` (``pipeline.stale``).
+    ``options.force`` reruns a finished request from the start; a stale finished request
+    (another catalog or configuration fingerprint) is rerun unless ``options.rerun_stale``
+    is False. Both keep the previous checkpoint and outputs as ``.prev``
+    (``pipeline.stale``).
 
     Raises LockHeldError, FingerprintMismatchError, RequestChangedError, StaleResultError,
     a CheckpointError, or RunInterrupted (checkpoint saved, resumable)."""
     rid = check_request_id(request.request_id)
-    stages = stages or real_stages()
-    with store.lock(rid), use_catalog(toolbox_factory.catalog), use_templates(templates):
+    if options.stages is None:
+        options = replace(options, stages=real_stages())
+    store, factory = options.store, options.toolbox_factory
+    with store.lock(rid), use_catalog(factory.catalog), use_templates(options.templates):
         try:
-            return _run_locked(request, rid, store, toolbox_factory, settings, force, stages,
-                               out_dir, stop, rerun_stale, no_wait)  # fmt: skip
+            return _run_locked(request, rid, options)
         finally:
             store.flush()  # before the lock goes: the next holder must see every save
 
 
-def _run_locked(
-    request: PlanRequest,
-    rid: str,
-    store: CheckpointStore,
-    toolbox_factory: ToolboxFactory,
-    settings: Settings,
-    force: bool,
-    stages: StageSet,
-    out_dir: Path | None,
-    stop: StopFlag | None,
-    rerun_stale: bool,
-    no_wait: bool,
-) -> WorkflowContext:
-    config = toolbox_factory.run_config(settings, stages.name)
-    current = Fingerprints(toolbox_factory.catalog_fingerprint, config.fingerprint())
+def _run_locked(request: PlanRequest, rid: str, options: RequestOptions) -> WorkflowContext:
+    store, factory, settings = options.store, options.toolbox_factory, options.settings
+    out_dir, stages = options.out_dir, options.stages
+    assert stages is not None  # run_request resolves it
+    config = factory.run_config(settings, stages.name)
+    current = Fingerprints(factory.catalog_fingerprint, config.fingerprint())
     saved = store.load(rid)
     ctx = saved
     if saved is not None:
-        ctx = check_resume(saved, request, current=current, config=config, force=force,
-                            rerun_stale=rerun_stale, path=store.path(rid))  # fmt: skip
+        ctx = check_resume(saved, request, current=current, config=config, force=options.force,
+                            rerun_stale=options.rerun_stale, path=store.path(rid))  # fmt: skip
         if ctx is not None:
-            ctx.catalog_source = toolbox_factory.catalog_source
+            ctx.catalog_source = factory.catalog_source
         if ctx is None and saved.state is State.done:
             keep_previous(store.path(rid), out_dir, rid)
         if ctx is not None and ctx.state is State.done and ctx.degraded:
@@ -254,12 +264,12 @@ def _run_locked(
             store.save(ctx)
     if ctx is None:
         # Not saved yet: until intake is checkpointed there is nothing worth resuming.
-        ctx = new_context(request, catalog_fingerprint=toolbox_factory.catalog_fingerprint,
-                          config=config, catalog_source=toolbox_factory.catalog_source)  # fmt: skip
+        ctx = new_context(request, catalog_fingerprint=factory.catalog_fingerprint,
+                          config=config, catalog_source=factory.catalog_source)  # fmt: skip
     if ctx.state is not State.done:
         ledger = SavingLedger.over(ctx, store)
-        tools = toolbox_factory(ledger, settings)
-        _drive(ctx, stages, tools, store, settings.max_rounds, stop, no_wait)
+        tools = factory(ledger, settings)
+        _drive(ctx, tools, options)
     done = ctx.state is State.done
     if done and out_dir is not None and not outputs_present(out_dir, rid):
         files = render_outputs(ctx, stages, out_dir)
@@ -271,15 +281,10 @@ def _run_locked(
     return ctx
 
 
-def _drive(
-    ctx: WorkflowContext,
-    stages: StageSet,
-    tools: Toolbox,
-    store: CheckpointStore,
-    max_rounds: int,
-    stop: StopFlag | None,
-    no_wait: bool = False,
-) -> None:
+def _drive(ctx: WorkflowContext, tools: Toolbox, options: RequestOptions) -> None:
+    stages, store, stop = options.stages, options.store, options.stop
+    assert stages is not None  # run_request resolves it
+    max_rounds = options.settings.max_rounds
     run = Run(ctx, max_rounds)
     MACHINE.add_model(run, initial=run.state)
     try:
@@ -292,7 +297,7 @@ def _drive(
             fire(run, "retry")
         while True:
             if run.state is State.awaiting_approval:
-                if no_wait:
+                if options.no_wait:
                     deny_pending(ctx, tools.today())
                 if not negotiation.decided(ctx.case()):
                     break  # a person decides (advise approve / deny), then resumes

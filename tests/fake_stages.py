@@ -319,11 +319,13 @@ class Harness:
 
     def run(self, request: PlanRequest, *, stages: StageSet = FAKE, **kw: Any) -> Any:
         from agents.toolbox import Settings
-        from pipeline.runner import run_request
+        from pipeline.runner import RequestOptions, run_request
 
         kw.setdefault("settings", Settings())
         kw.setdefault("toolbox_factory", self.factory)
-        return run_request(request, store=self.store, stages=stages, out_dir=self.out, **kw)
+        return run_request(
+            request, RequestOptions(store=self.store, stages=stages, out_dir=self.out, **kw)
+        )
 
     def stages_run(self, request_id: str | None = None) -> list[str]:
         """Stage executions from the side log, as 'stage' or 'stage/round'."""

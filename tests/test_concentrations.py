@@ -116,17 +116,19 @@ def test_a_requirement_no_concentration_can_meet_is_refused(
 @pytest.mark.slow  # a whole pipeline run
 def test_the_recommendation_says_the_assumed_concentration(tmp_path: Path) -> None:
     from agents.toolbox import Settings
-    from pipeline.runner import ToolboxFactory, run_request
+    from pipeline.runner import RequestOptions, ToolboxFactory, run_request
     from pipeline.store import CheckpointStore
 
     path = tmp_path / "catalog.json"
     path.write_text(json.dumps(_raw()))
     ctx = run_request(
         _request(["CS-BS"], intent="plan_degree"),
-        store=CheckpointStore(tmp_path / "state"),
-        toolbox_factory=ToolboxFactory(catalog_path=path, backend="offline"),
-        settings=Settings(),
-        out_dir=tmp_path / "out",
+        RequestOptions(
+            store=CheckpointStore(tmp_path / "state"),
+            toolbox_factory=ToolboxFactory(catalog_path=path, backend="offline"),
+            settings=Settings(),
+            out_dir=tmp_path / "out",
+        ),
     )
     assert ctx.recommendation is not None
     said = [r.message for r in ctx.recommendation.risks if "the plan assumes CS-AI" in r.message]

@@ -19,7 +19,7 @@ import pytest
 from agents.artifacts import PlanRequest
 from agents.catalog import load_catalog
 from agents.toolbox import Settings
-from pipeline.runner import ToolboxFactory, run_request
+from pipeline.runner import RequestOptions, ToolboxFactory, run_request
 from pipeline.store import CheckpointStore
 
 pytestmark = pytest.mark.slow  # two whole pipeline runs
@@ -37,10 +37,12 @@ def _request() -> PlanRequest:
 def _run(tmp: Path, catalog: Path | None, name: str) -> Any:
     return run_request(
         _request(),
-        store=CheckpointStore(tmp / name),
-        toolbox_factory=ToolboxFactory(catalog_path=catalog, backend="offline"),
-        settings=Settings(),
-        out_dir=None,
+        RequestOptions(
+            store=CheckpointStore(tmp / name),
+            toolbox_factory=ToolboxFactory(catalog_path=catalog, backend="offline"),
+            settings=Settings(),
+            out_dir=None,
+        ),
     )
 
 

@@ -28,7 +28,7 @@ from pipeline.context import State
 from pipeline.errors import RunInterrupted
 from pipeline.logs import configure_logging
 from pipeline.machine import StageSet
-from pipeline.runner import ToolboxFactory, run_request
+from pipeline.runner import RequestOptions, ToolboxFactory, run_request
 from pipeline.store import CheckpointStore
 from tests import fake_stages
 from tests.fake_gemini import FakeGemini, json_reply, text_reply
@@ -101,11 +101,13 @@ def request(text: str, student: str = "is-junior-cs-minor", rid: str = "req-1") 
 def run(req: PlanRequest, llm: Any, tmp_path: Path, stages: StageSet | None) -> Any:
     return run_request(
         req,
-        store=CheckpointStore(tmp_path / "state"),
-        toolbox_factory=ToolboxFactory(llm=llm),
-        settings=Settings(),
-        stages=stages,
-        out_dir=tmp_path / "out",
+        RequestOptions(
+            store=CheckpointStore(tmp_path / "state"),
+            toolbox_factory=ToolboxFactory(llm=llm),
+            settings=Settings(),
+            stages=stages,
+            out_dir=tmp_path / "out",
+        ),
     )
 
 

@@ -15,7 +15,7 @@ from agents.artifacts import PlanRequest, Recommendation
 from agents.llm.letters import template_letter
 from agents.render import to_html, to_markdown
 from agents.toolbox import Settings
-from pipeline.runner import ToolboxFactory, run_request
+from pipeline.runner import RequestOptions, ToolboxFactory, run_request
 from pipeline.store import CheckpointStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,10 +37,12 @@ def rec(tmp_path_factory: pytest.TempPathFactory) -> Recommendation:
     store = CheckpointStore(tmp_path_factory.mktemp("state"))
     ctx = run_request(
         request,
-        store=store,
-        toolbox_factory=ToolboxFactory(backend="offline"),
-        settings=Settings(),
-        out_dir=None,
+        RequestOptions(
+            store=store,
+            toolbox_factory=ToolboxFactory(backend="offline"),
+            settings=Settings(),
+            out_dir=None,
+        ),
     )
     assert ctx.recommendation is not None
     return ctx.recommendation

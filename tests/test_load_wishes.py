@@ -27,7 +27,7 @@ from agents.refinement import refine
 from agents.toolbox import Settings
 from pipeline.approvals import decide
 from pipeline.context import WorkflowContext
-from pipeline.runner import ToolboxFactory, run_request
+from pipeline.runner import RequestOptions, ToolboxFactory, run_request
 from pipeline.store import CheckpointStore
 from tests.load_wish_helpers import counting_raw, quarter_raw, round_one, student
 
@@ -197,11 +197,9 @@ def _go(
 ) -> WorkflowContext:
     return run_request(
         request,
-        store=store,
-        toolbox_factory=factory,
-        settings=Settings(),
-        out_dir=None,
-        no_wait=no_wait,
+        RequestOptions(
+            store=store, toolbox_factory=factory, settings=Settings(), out_dir=None, no_wait=no_wait
+        ),
     )
 
 

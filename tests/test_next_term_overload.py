@@ -18,7 +18,7 @@ from agents.artifacts import CitationRef, PlanRequest, Recommendation, Risk
 from agents.catalog import StudentRecord
 from agents.llm.textparse import parse_request_text
 from agents.toolbox import Settings
-from pipeline.runner import ToolboxFactory, run_request
+from pipeline.runner import RequestOptions, ToolboxFactory, run_request
 from pipeline.store import CheckpointStore
 from tests.overload_helpers import CATALOG, FIVE, one_credit_raw, round_one, sophomore
 
@@ -130,10 +130,12 @@ def _run(tmp_path: Path, grade: str, **fields: object) -> tuple[str, Recommendat
     )
     ctx = run_request(
         request,
-        store=CheckpointStore(tmp_path / "state"),
-        toolbox_factory=ToolboxFactory(catalog_path=catalog, index_dir=tmp_path / "index"),
-        settings=Settings(),
-        out_dir=None,
+        RequestOptions(
+            store=CheckpointStore(tmp_path / "state"),
+            toolbox_factory=ToolboxFactory(catalog_path=catalog, index_dir=tmp_path / "index"),
+            settings=Settings(),
+            out_dir=None,
+        ),
     )
     return ctx.state, ctx.recommendation
 

@@ -19,7 +19,7 @@ from agents.audit import audit, iter_nodes
 from agents.catalog import StudentRecord, parse_catalog
 from agents.toolbox import Settings
 from pipeline.context import WorkflowContext
-from pipeline.runner import ToolboxFactory, run_request
+from pipeline.runner import RequestOptions, ToolboxFactory, run_request
 from pipeline.store import CheckpointStore
 
 REPEATS_TEXT = "A course may be repeated only after a grade of C- or lower, and only once."
@@ -127,10 +127,9 @@ def _run(
     )
     ctx = run_request(
         request,
-        store=CheckpointStore(tmp),
-        toolbox_factory=factory,
-        settings=Settings(),
-        out_dir=None,
+        RequestOptions(
+            store=CheckpointStore(tmp), toolbox_factory=factory, settings=Settings(), out_dir=None
+        ),
     )
     assert ctx.recommendation is not None, ctx.errors
     return ctx, ctx.recommendation

@@ -25,7 +25,7 @@ from agents.artifacts import PlanRequest
 from agents.toolbox import Settings
 from pipeline.approvals import decide
 from pipeline.context import WorkflowContext
-from pipeline.runner import ToolboxFactory, run_request
+from pipeline.runner import RequestOptions, ToolboxFactory, run_request
 from pipeline.store import CheckpointStore
 
 pytestmark = pytest.mark.slow  # whole pipeline runs, several rounds
@@ -68,10 +68,12 @@ def _run(tmp: Path, catalog: Path, rid: str, store: CheckpointStore | None = Non
     store = store or CheckpointStore(tmp / "state")
     ctx = run_request(
         _request(rid),
-        store=store,
-        toolbox_factory=ToolboxFactory(catalog_path=catalog, backend="offline"),
-        settings=Settings(),
-        out_dir=None,
+        RequestOptions(
+            store=store,
+            toolbox_factory=ToolboxFactory(catalog_path=catalog, backend="offline"),
+            settings=Settings(),
+            out_dir=None,
+        ),
     )
     return ctx, store
 

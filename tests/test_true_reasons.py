@@ -28,7 +28,7 @@ from agents.planner import PlanConstraints, plan
 from agents.planner.prep import Prep
 from agents.policy import catalog_load_caps
 from agents.toolbox import Settings
-from pipeline.runner import ToolboxFactory, run_request
+from pipeline.runner import RequestOptions, ToolboxFactory, run_request
 from pipeline.store import CheckpointStore
 from tests.calendar_helpers import FOUR_ONE_FOUR
 from tests.overload_helpers import CATALOG, RULES, sophomore
@@ -232,8 +232,8 @@ def _run(tmp: Path, limit: int) -> tuple[list[str], list[str]]:
     )
     factory = ToolboxFactory(catalog_path=path, index_dir=tmp / "index")
     ctx = run_request(
-        request, store=CheckpointStore(tmp / "state"), toolbox_factory=factory,
-        settings=Settings(), out_dir=None,
+        request, RequestOptions(store=CheckpointStore(tmp / "state"), toolbox_factory=factory,
+        settings=Settings(), out_dir=None),
     )  # fmt: skip
     assert ctx.recommendation is not None, ctx.errors
     return ctx.schedules[-1].reasons, [r.message for r in ctx.recommendation.risks]
