@@ -16,7 +16,9 @@
 
 Both take the catalog the real agents run against (``--catalog``; None: the sample).
 Run alone, ``python -m eval.bench_startup [--runs 7] [--catalog PATH] [--json]`` measures
-start-up only (``eval.bench_pipeline`` runs it with everything else).
+start-up only (``eval.bench_pipeline`` runs it with everything else); ``--without NAME``
+leaves one of ``pipeline.startup``'s measures out, and ``--each`` measures what each saves
+(``each_measure``).
 
 Python's bytecode cache matters to start-up: with ``PYTHONDONTWRITEBYTECODE`` set, every
 run compiles the project's modules again (``bytecode_cache`` in the figures says which).
@@ -38,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.proc_memory import SumSampler, TreeSampler
+from pipeline.startup import MEASURES, WITHOUT_ENV
 
 REPO = Path(__file__).resolve().parents[1]
 REQUESTS = REPO / "demos" / "requests.jsonl"
@@ -183,14 +186,74 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=7, help="fresh processes after the first")
     parser.add_argument("--catalog", type=Path, help="catalog to run against (default: sample)")
     parser.add_argument("--json", action="store_true", help="end with one JSON line")
+    parser.add_argument(
+        "--without",
+        action="append",
+        choices=MEASURES,
+        default=[],
+        help="leave a start-up measure of pipeline.startup out (repeatable): structlog "
+        "(Rich and asyncio hidden from structlog), pandas (CP-SAT without pandas), gc (the "
+        "collector paused while loading), lazy (stage agents imported when first used)",
+    )
+    parser.add_argument(
+        "--each",
+        action="store_true",
+        help="measure with every measure, then without each one in turn (alternating "
+        "rounds), and report what each saves",
+    )
     args = parser.parse_args(argv)
+    if args.each:
+        saved = each_measure(args.runs, args.catalog)
+        print(json.dumps({**saved, "load_avg": os.getloadavg()}) if args.json else saved)
+        return 0
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
         root = Path(tmp)
-        figures = startup(args.runs, root, bench_env(root), args.catalog)
+        figures = startup(args.runs, root, without(bench_env(root), args.without), args.catalog)
     print_startup(figures)
     if args.json:
-        print(json.dumps({**figures, "load_avg": os.getloadavg()}))
+        print(json.dumps({**figures, "without": args.without, "load_avg": os.getloadavg()}))
     return 0
+
+
+def without(env: dict[str, str], measures: list[str]) -> dict[str, str]:
+    """``env`` with ``measures`` left out of every subprocess's start-up."""
+    return {**env, WITHOUT_ENV: ",".join(measures)} if measures else env
+
+
+def each_measure(runs: int, catalog: Path | None, rounds: int = 3) -> dict[str, Any]:
+    """Time to the first stage and to exit (and the processes' CPU time, less swayed by
+    other load) with every measure, and without each one:
+    ``rounds`` alternating rounds of ``runs`` fresh processes each (the catalog cache
+    warm), the median of each variant's round medians, and what each measure saves
+    (without it minus with all; positive: it saves time)."""
+    variants = ["all", *MEASURES]
+    firsts: dict[str, list[float]] = {v: [] for v in variants}
+    totals: dict[str, list[float]] = {v: [] for v in variants}
+    cpus: dict[str, list[float]] = {v: [] for v in variants}
+    with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
+        root = Path(tmp)
+        env = bench_env(root)
+        startup(1, root / "warm", env, catalog)  # fills the private catalog cache
+        for r in range(rounds):
+            for v in variants:
+                leave = [] if v == "all" else [v]
+                f = startup(runs, root / f"{v}-{r}", without(env, leave), catalog)
+                firsts[v].append(f["first_stage_s_median"])
+                totals[v].append(f["total_s_median"])
+                cpus[v].append(f["cpu_s_median"])
+    first = {v: round(statistics.median(x), 3) for v, x in firsts.items()}
+    total = {v: round(statistics.median(x), 3) for v, x in totals.items()}
+    cpu = {v: round(statistics.median(x), 3) for v, x in cpus.items()}
+    return {
+        "runs": runs,
+        "rounds": rounds,
+        "first_stage_s": first,
+        "total_s": total,
+        "cpu_s": cpu,
+        "saves_first_stage_ms": {m: round((first[m] - first["all"]) * 1000) for m in MEASURES},
+        "saves_total_ms": {m: round((total[m] - total["all"]) * 1000) for m in MEASURES},
+        "saves_cpu_ms": {m: round((cpu[m] - cpu["all"]) * 1000) for m in MEASURES},
+    }
 
 
 if __name__ == "__main__":

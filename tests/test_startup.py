@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import importlib
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -22,6 +23,7 @@ import pytest
 from pipeline import machine, startup
 from pipeline.cli import main
 from pipeline.errors import MachineDefinitionError
+from pipeline.startup import MEASURES, WITHOUT_ENV
 
 pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
 
@@ -279,3 +281,27 @@ def test_a_lazy_agent_and_renderer_call_their_module_when_used(
     assert renderer.to_json("r") == "to_json:r"  # type: ignore[arg-type]
     assert renderer.to_markdown("r") == "to_markdown:r"  # type: ignore[arg-type]
     assert renderer.to_html("r") == "to_html:r"  # type: ignore[arg-type]
+
+
+def test_each_start_up_measure_can_be_left_out_to_measure_what_it_saves() -> None:
+    code = """
+        import json, sys
+        import pipeline, structlog
+        from pipeline.startup import lazy_stages, pause_gc
+        import gc
+        from ortools.sat.python import cp_model
+        pause_gc()
+        lazy = type(lazy_stages().agents[next(iter(lazy_stages().agents))]).__name__
+        print(json.dumps({"rich": "rich" in sys.modules, "pandas": "pandas" in sys.modules,
+                          "gc_enabled": gc.isenabled(), "agent": lazy}))
+        """
+    assert _python(code) == {
+        "rich": False, "pandas": False, "gc_enabled": False, "agent": "LazyAgent"
+    }  # fmt: skip
+    env = {**os.environ, WITHOUT_ENV: ",".join(MEASURES)}
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=REPO, env=env,
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {
+        "rich": True, "pandas": True, "gc_enabled": True, "agent": "module"
+    }  # fmt: skip
