@@ -16,6 +16,7 @@ class PlannedTermLike(Protocol):
     term: str
     courses: list[str]
     units: float
+    sessions: dict[str, str]
 
 
 class PlanLike(Protocol):

@@ -1,0 +1,156 @@
+"""Sessions within a term (issue #28 item 5): a made-up catalog with summer session I
+(capped at 4 credits), session II and a 10-week session, a 12-credit cap across a summer's
+sessions and an 8-credit session rule (tests/session_helpers.py). Offerings per session,
+the planner's per-session cap and cap across sessions, the verifier on a hand-broken plan,
+the critique citing the session rule, the authoring layout round trip, the migration left
+as it was, and the error messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agents.planner.model as planner_model
+from agents import critique
+from agents.catalog import Term, offered_in, offered_sessions, session_caps, use_catalog
+from agents.planner import PlanConstraints, PlannedTerm
+from agents.toolbox import Toolbox
+from agents.verifier import verify_plan
+from tests.session_helpers import request, round_one, session_catalog
+
+ALL = ("SUM 101", "SUM 102", "SUM 103", "SUM 104", "SUM 201", "REG 101")
+
+
+def _plan(schedule: Any) -> list[tuple[str, list[tuple[str, str | None]]]]:
+    return [(t.term, [(c.course, c.session) for c in t.courses]) for t in schedule.terms]
+
+
+def test_a_course_runs_in_the_sessions_its_offering_names() -> None:
+    cat = session_catalog(*ALL)
+    with use_catalog(cat):
+        summer, fall = Term.parse("U2027"), Term.parse("Summer 2027").shift(1)
+        runs = {c.code: offered_sessions(c, summer) for c in cat.courses}
+        assert runs == {
+            "SUM 101": ["I"],
+            "SUM 102": ["II"],
+            "SUM 103": ["I", "II", "10W"],
+            "SUM 104": ["I"],
+            "SUM 201": ["II", "10W"],
+            "REG 101": [],
+        }
+        # A session names its term's kind: the course runs in the term, and in no other.
+        assert [offered_in(cat, cat.course("SUM 101"), t) for t in (summer, fall)] == [True, False]
+        assert cat.calendar.kind_code("summer:I") == "U"
+        # Session I's own cap; the others take the 8-credit rule that holds for everyone.
+        assert session_caps(cat, summer) == {"I": 4.0, "II": 8.0, "10W": 8.0}
+
+
+def test_the_planner_keeps_each_session_under_its_cap(tmp_path: Path) -> None:
+    # 12 credits fit the summer's cap, but SUM 101 and SUM 104 both run only in session I,
+    # capped at 4: one waits for the next summer.
+    _, schedule, review = round_one(
+        session_catalog("SUM 101", "SUM 102", "SUM 104"), tmp_path, request()
+    )
+    assert _plan(schedule) == [
+        ("S2027", []),
+        ("U2027", [("SUM 101", "I"), ("SUM 102", "II")]),
+        ("F2027", []),
+        ("S2028", []),
+        ("U2028", [("SUM 104", "I")]),
+    ]
+    assert (schedule.graduation_term, review.approval, review.violations) == (
+        "U2028",
+        "approved",
+        [],
+    )
+
+
+def test_without_the_session_model_the_plan_breaks_the_session_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What the session literals of the planner's model prevent (agents.planner.sessions):
+    # without them both session-I courses go in one summer, and the verifier objects.
+    monkeypatch.setattr(planner_model, "encode_sessions", lambda *args: None)
+    cat = session_catalog("SUM 101", "SUM 102", "SUM 104")
+    _, schedule, review = round_one(cat, tmp_path, request())
+    assert _plan(schedule)[1] == ("U2027", [("SUM 101", "I"), ("SUM 102", "II"), ("SUM 104", "I")])
+    assert [r.message for r in review.risks if r.kind == "other"] == [
+        "plan verifier: units_max: 8 credits in session I of U2027 exceed the session's cap of 4"
+    ]
+
+
+def test_the_cap_across_sessions_still_holds(tmp_path: Path) -> None:
+    # 20 summer credits: 12 fit a summer (SUMMER-MAX), with session I at 4 and II at 8.
+    _, schedule, review = round_one(session_catalog(*ALL), tmp_path, request())
+    assert _plan(schedule) == [
+        ("S2027", [("REG 101", None)]),
+        ("U2027", [("SUM 101", "I"), ("SUM 102", "II"), ("SUM 103", "II")]),
+        ("F2027", []),
+        ("S2028", []),
+        ("U2028", [("SUM 104", "I"), ("SUM 201", "II")]),
+    ]
+    assert [t.units for t in schedule.terms] == [4, 12, 0, 0, 8]
+    assert review.violations == []
+
+
+@dataclass
+class _Plan:
+    terms: list[PlannedTerm]
+    graduation_term: str | None
+
+
+def test_the_verifier_reports_sessions_a_hand_broken_plan_gets_wrong() -> None:
+    cat = session_catalog(*ALL)
+    summer = PlannedTerm(
+        term="U2027",
+        courses=["SUM 101", "SUM 102", "SUM 103", "SUM 104", "SUM 201"],
+        units=20,
+        sessions={"SUM 101": "I", "SUM 102": "I", "SUM 103": "10W", "SUM 201": "III"},
+    )
+    fall = PlannedTerm(term="F2027", courses=["REG 101"], units=4, sessions={"REG 101": "I"})
+    pc = PlanConstraints(max_units_per_term=20, min_units_per_term=0, include_summer=True)
+    with use_catalog(cat):
+        defects = verify_plan(
+            cat, request().student, ["SUM-BA"], pc, _Plan([summer, fall], "F2027")
+        )
+    assert [(d.kind, d.term, d.course, d.message) for d in defects] == [
+        ("offering", "U2027", "SUM 102", "SUM 102 is not offered in session I of Summer 2027 "
+         "(offered in session II)"),
+        ("offering", "U2027", "SUM 104", "SUM 104 in U2027 names no session; it runs only in "
+         "session I of Summer 2027"),
+        ("offering", "U2027", "SUM 201", "SUM 201 in U2027 is planned in session 'III', which "
+         "Summer terms do not have (sessions: I, II, 10W)"),
+        ("units_max", "U2027", None, "8 credits in session I of U2027 exceed the session's "
+         "cap of 4"),
+        ("offering", "F2027", "REG 101", "REG 101 in F2027 is planned in session 'I', but Fall "
+         "terms have no sessions"),
+    ]  # fmt: skip
+
+
+def test_the_critique_cites_the_session_rule(tmp_path: Path) -> None:
+    cat = session_catalog(*ALL)
+    intake, schedule, _ = round_one(cat, tmp_path, request())
+
+    # Hand-broken: every summer 2027 course moved into session II (12 credits; the rule
+    # allows 8).
+    def into_ii(t: Any) -> Any:
+        return t.model_copy(
+            update={"courses": [c.model_copy(update={"session": "II"}) for c in t.courses]}
+        )
+
+    terms = [into_ii(t) if t.term == "U2027" else t for t in schedule.terms]
+    broken = schedule.model_copy(update={"terms": terms})
+    with use_catalog(cat):
+        review = critique.review(intake, broken, Toolbox(catalog=cat, index_dir=tmp_path / "i"))
+    [v] = review.violations
+    assert (v.rule_id, v.severity, v.term, v.message) == (
+        "SESSION-MAX",
+        "hard",
+        "U2027",
+        "Summer 2027, Session II has 12 credits; the session limit is 8",
+    )
+    assert (v.citation.document, v.citation.section) == ("pol", "sessions")
+    assert v.citation.quote == "At most 8 credits in one summer session; 4 on probation."
