@@ -15,11 +15,22 @@ import pytest
 
 import agents.planner.model as planner_model
 from agents import critique
-from agents.catalog import Term, offered_in, offered_sessions, session_caps, use_catalog
+from agents.catalog import (
+    Term,
+    offered_in,
+    offered_sessions,
+    parse_catalog,
+    session_caps,
+    use_catalog,
+)
+from agents.catalog.authoring import build_catalog, export_catalog
+from agents.catalog.migrate import migrate_raw
+from agents.errors import CatalogReferenceError, CatalogSchemaError, LayoutError
 from agents.planner import PlanConstraints, PlannedTerm
 from agents.toolbox import Toolbox
 from agents.verifier import verify_plan
-from tests.session_helpers import request, round_one, session_catalog
+from tests.catalog_base import base_catalog
+from tests.session_helpers import request, round_one, session_catalog, session_raw
 
 ALL = ("SUM 101", "SUM 102", "SUM 103", "SUM 104", "SUM 201", "REG 101")
 
@@ -154,3 +165,102 @@ def test_the_critique_cites_the_session_rule(tmp_path: Path) -> None:
     )
     assert (v.citation.document, v.citation.section) == ("pol", "sessions")
     assert v.citation.quote == "At most 8 credits in one summer session; 4 on probation."
+
+
+def test_the_layout_round_trips_sessions_and_session_offerings(tmp_path: Path) -> None:
+    original = session_catalog(*ALL)
+    export_catalog(original, tmp_path / "cat")
+    institution = (tmp_path / "cat" / "institution.yaml").read_text("utf-8")
+    assert (
+        "    sessions:\n    - code: I\n      name: Session I\n      first_week: 1\n" in institution
+    )
+    courses = (tmp_path / "cat" / "courses.csv").read_text("utf-8").splitlines()
+    assert courses[1].startswith("SUM 101,Course SUM 101,4,Summer Studies,100,,,summer:I,")
+    assert courses[5].startswith(
+        "SUM 201,Course SUM 201,4,Summer Studies,100,,,summer:10W;summer:II,"
+    )
+    built, _ = build_catalog(tmp_path / "cat")
+    assert built == original
+    assert built.calendar.kind_by_code["U"].sessions == original.calendar.kind_by_code["U"].sessions
+
+
+LAYOUT_ERRORS = [
+    (
+        "courses.csv",
+        "summer:I,",
+        "summer:IV,",
+        "courses.csv:2 column 'offered_terms': 'summer:IV' names session 'IV' of Summer, which "
+        "has sessions I, II, 10W; write one of summer:I, summer:II, summer:10W, or 'summer' for "
+        "every session",
+    ),
+    (
+        "courses.csv",
+        "summer:I,",
+        "fall:I;summer:I,",
+        "courses.csv:2 column 'offered_terms': 'fall:I' names session 'I' of Fall, which has no "
+        "sessions; write 'fall' alone, or declare sessions under the calendar's F kind in "
+        "institution.yaml",
+    ),
+    (
+        "institution.yaml",
+        "      last_week: 5\n",
+        "      last_week: 12\n",
+        "institution.yaml: calendar: term kind U, session I: last_week 12 is past the term's 10 "
+        "weeks (typical_dates.weeks); shorten the session or lengthen the term - see 'calendar' "
+        "in docs/catalog-guide.md",
+    ),
+    (
+        "institution.yaml",
+        "      first_week: 6\n",
+        "      first_week: 11\n",
+        "institution.yaml: calendar: term kind U, session II: last_week 10 is before first_week "
+        "11; weeks count from the term's first week - see 'calendar' in docs/catalog-guide.md",
+    ),
+]
+
+
+@pytest.mark.parametrize(("file", "old", "new", "problem"), LAYOUT_ERRORS)
+def test_a_bad_session_in_the_layout_names_file_field_value_and_fix(
+    tmp_path: Path, file: str, old: str, new: str, problem: str
+) -> None:
+    directory = tmp_path / "cat"
+    export_catalog(session_catalog(*ALL), directory)
+    path = directory / file
+    text = path.read_text("utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), "utf-8")
+    with pytest.raises(LayoutError) as info:
+        build_catalog(directory)
+    assert info.value.problems == [problem]
+
+
+def test_a_bad_session_in_the_json_names_its_path_and_fix() -> None:
+    raw = session_raw(*ALL)
+    raw["courses"][0]["offered"]["terms"] = ["summer:IV"]
+    raw["calendar"]["terms"][1]["sessions"][1]["code"] = "I"
+    with pytest.raises(CatalogSchemaError) as info:
+        parse_catalog(raw)
+    assert [p.split(" (got ")[0] for p in info.value.problems] == [
+        "$.calendar: term kind U: session codes must be unique; repeated: I"
+    ]
+    raw["calendar"]["terms"][1]["sessions"][1]["code"] = "II"
+    with pytest.raises(CatalogReferenceError) as ref:
+        parse_catalog(raw)
+    assert ref.value.problems == [
+        "$.courses[0] (SUM 101).offered.terms: 'summer:IV' names session 'IV' of Summer, which "
+        "has sessions I, II, 10W; write one of summer:I, summer:II, summer:10W, or 'summer' for "
+        "every session"
+    ]
+
+
+def test_catalogs_without_sessions_and_their_migration_are_unchanged() -> None:
+    # A version 2 catalog reads as before, and migrating it or a version 1 file adds no
+    # session field: the forms of sessions are optional.
+    raw = base_catalog()
+    assert all(k.sessions == [] for k in parse_catalog(raw).calendar.terms)
+    migrated, _ = migrate_raw(raw)
+    assert migrated == raw | {"schema_version": 3}
+    v1 = {k: v for k, v in raw.items() if k != "calendar"} | {"schema_version": 1}
+    upgraded, _ = migrate_raw(v1)
+    assert all("sessions" not in kind for kind in upgraded["calendar"]["terms"])
+    assert parse_catalog(upgraded).calendar.kind_by_code["U"].sessions == []
