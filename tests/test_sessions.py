@@ -7,15 +7,19 @@ as it was, and the error messages."""
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 import agents.planner.model as planner_model
 from agents import critique
 from agents.catalog import (
+    Calendar,
+    PolicyRule,
     Term,
     offered_in,
     offered_sessions,
@@ -264,3 +268,17 @@ def test_catalogs_without_sessions_and_their_migration_are_unchanged() -> None:
     upgraded, _ = migrate_raw(v1)
     assert all("sessions" not in kind for kind in upgraded["calendar"]["terms"])
     assert parse_catalog(upgraded).calendar.kind_by_code["U"].sessions == []
+
+
+def test_the_guide_example_calendar_and_rule_read() -> None:
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "catalog-guide.md").read_text()
+    part = guide[guide.index("#### Sessions within a term") :]
+    calendar, rule = (b.split("```")[0] for b in part.split("```yaml\n")[1:3])
+    cal = Calendar.model_validate(yaml.safe_load(calendar)["calendar"])
+    assert [s.code for s in cal.kind_by_code["U"].sessions] == ["I", "II", "10W"]
+    [parsed] = [PolicyRule.model_validate(r) for r in yaml.safe_load(textwrap.dedent(rule))]
+    assert (parsed.kind, parsed.limit, parsed.applies_when.term_kinds) == (
+        "max_units_per_session",
+        8,
+        ["U"],
+    )
