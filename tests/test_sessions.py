@@ -282,3 +282,17 @@ def test_the_guide_example_calendar_and_rule_read() -> None:
         8,
         ["U"],
     )
+
+
+def test_an_infeasible_plan_names_the_session_cap_that_binds(tmp_path: Path) -> None:
+    # Only summer 2027 allowed: two session-I courses cannot both fit session I's 4 credits.
+    req = request(optional_kinds=[], optional_terms=["U2027"])
+    _, schedule, _ = round_one(session_catalog("SUM 101", "SUM 104"), tmp_path, req)
+    assert (schedule.solver_status, schedule.reasons) == (
+        "infeasible",
+        [
+            "SUM 101 and SUM 104 (8 credits) run only in session I of Summer, capped at 4 "
+            "credits a term; the Summer terms they can be taken in by F2032 (U2027) hold 4 "
+            "credits"
+        ],
+    )
