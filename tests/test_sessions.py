@@ -17,6 +17,7 @@ import yaml
 
 import agents.planner.model as planner_model
 from agents import critique
+from agents.artifacts import Recommendation
 from agents.catalog import (
     Calendar,
     PolicyRule,
@@ -31,6 +32,7 @@ from agents.catalog.authoring import build_catalog, export_catalog
 from agents.catalog.migrate import migrate_raw
 from agents.errors import CatalogReferenceError, CatalogSchemaError, LayoutError
 from agents.planner import PlanConstraints, PlannedTerm
+from agents.render import to_html, to_markdown
 from agents.toolbox import Toolbox
 from agents.verifier import verify_plan
 from tests.catalog_base import base_catalog
@@ -296,3 +298,26 @@ def test_an_infeasible_plan_names_the_session_cap_that_binds(tmp_path: Path) -> 
             "credits"
         ],
     )
+
+
+def test_the_report_shows_each_course_s_session(tmp_path: Path) -> None:
+    cat = session_catalog("SUM 101", "SUM 102", "SUM 104")
+    intake, schedule, _ = round_one(cat, tmp_path, request())
+    rec = Recommendation(
+        request_id="r-sessions",
+        student_id="s-1",
+        student_name="Sam",
+        intent=intake.intent,
+        outcome="approved",
+        summary="approved",
+        programs=["SUM-BA"],
+        plan=schedule.terms,
+        graduation_term=schedule.graduation_term,
+        letter="Dear Sam,\n",
+        letter_source="template",
+    )
+    with use_catalog(cat):
+        md, page = to_markdown(rec), to_html(rec)
+    assert "| SUM 101 | Course SUM 101 (Session I) | 4 |" in md
+    assert "| SUM 102 | Course SUM 102 (Session II) | 4 |" in md
+    assert "Course SUM 104 (Session I)" in page
