@@ -321,3 +321,12 @@ def test_the_report_shows_each_course_s_session(tmp_path: Path) -> None:
     assert "| SUM 101 | Course SUM 101 (Session I) | 4 |" in md
     assert "| SUM 102 | Course SUM 102 (Session II) | 4 |" in md
     assert "Course SUM 104 (Session I)" in page
+
+
+def test_a_forced_course_in_a_term_it_does_not_run_in_takes_any_session(tmp_path: Path) -> None:
+    req = request(pin_courses={"REG 101": "U2027"}, force_courses=["REG 101"])
+    _, schedule, _ = round_one(session_catalog("SUM 101", "REG 101"), tmp_path, req)
+    assert (schedule.solver_status, _plan(schedule)[1]) == (
+        "optimal",
+        ("U2027", [("REG 101", "II"), ("SUM 101", "I")]),
+    )

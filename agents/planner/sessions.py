@@ -38,7 +38,8 @@ def encode_sessions(
             continue
         load: dict[str, list[cp_model.LinearExprT]] = {s: [] for s in caps}
         for c, v in here:
-            runs = offered_sessions(p.course(c), term)
+            # A forced course may sit in a term it does not run in: any session then.
+            runs = offered_sessions(p.course(c), term) or [s.code for s in term.kind_info.sessions]
             z = {s: m.new_bool_var(f"z[{c},{i},{s}]") for s in runs}
             m.add(sum(z.values()) == v)
             for s, lit in z.items():
