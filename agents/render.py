@@ -18,8 +18,7 @@ import json
 from typing import Any
 
 from agents.artifacts import NextTermSections, Recommendation, ScheduledTerm
-from agents.catalog import Term, credits_text, session_of, term_label, term_word, unit_name
-from agents.errors import TermError
+from agents.catalog import credits_text, session_note, term_label, term_word, unit_name
 from agents.render_parts import (
     alternative_facts,
     close_view,
@@ -74,24 +73,13 @@ def _term(t: ScheduledTerm) -> dict[str, Any]:
         "courses": [
             {
                 "course": c.course,
-                "title": c.title + _session(t.term, c.session),
+                "title": c.title + session_note(t.term, c.session),
                 "units": _num(c.units),
                 "toward": ", ".join(c.satisfies),
             }
             for c in t.courses
         ],
     }
-
-
-def _session(term: str, session: str | None) -> str:
-    """' (Session I)' after a course's title when it is taken in a session; '' otherwise."""
-    if session is None:
-        return ""
-    try:
-        found = session_of(Term.parse(term), session)
-    except TermError:
-        found = None
-    return f" ({found.name if found is not None else 'session ' + session})"
 
 
 def _sections(nt: NextTermSections | None) -> dict[str, Any] | None:

@@ -31,6 +31,7 @@ from agents.catalog import (
 from agents.catalog.authoring import build_catalog, export_catalog
 from agents.catalog.migrate import migrate_raw
 from agents.errors import CatalogReferenceError, CatalogSchemaError, LayoutError
+from agents.llm.letters import check_letter, template_letter
 from agents.planner import PlanConstraints, PlannedTerm
 from agents.render import to_html, to_markdown
 from agents.toolbox import Toolbox
@@ -300,7 +301,7 @@ def test_an_infeasible_plan_names_the_session_cap_that_binds(tmp_path: Path) -> 
     )
 
 
-def test_the_report_shows_each_course_s_session(tmp_path: Path) -> None:
+def test_the_report_and_the_letter_show_each_course_s_session(tmp_path: Path) -> None:
     cat = session_catalog("SUM 101", "SUM 102", "SUM 104")
     intake, schedule, _ = round_one(cat, tmp_path, request())
     rec = Recommendation(
@@ -317,7 +318,9 @@ def test_the_report_shows_each_course_s_session(tmp_path: Path) -> None:
         letter_source="template",
     )
     with use_catalog(cat):
-        md, page = to_markdown(rec), to_html(rec)
+        md, page, letter = to_markdown(rec), to_html(rec), template_letter(rec)
+        assert check_letter(letter, rec) == []
+    assert "- Summer 2027 (8 credits): SUM 101 (Session I), SUM 102 (Session II)\n" in letter
     assert "| SUM 101 | Course SUM 101 (Session I) | 4 |" in md
     assert "| SUM 102 | Course SUM 102 (Session II) | 4 |" in md
     assert "Course SUM 104 (Session I)" in page

@@ -69,6 +69,7 @@ from agents.catalog.session_offerings import (
     offered_sessions,
     session_caps,
     session_label,
+    session_note,
     session_of,
 )
 from agents.catalog.sessions import TermSession
@@ -176,6 +177,7 @@ __all__ = [
     "selects",
     "session_caps",
     "session_label",
+    "session_note",
     "session_of",
     "singular",
     "term_label",

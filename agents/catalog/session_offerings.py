@@ -7,6 +7,7 @@ from agents.catalog.courses import Course
 from agents.catalog.model import Catalog
 from agents.catalog.sessions import SEP, TermSession, split_offering
 from agents.catalog.terms import Calendar, Term
+from agents.errors import TermError
 
 
 def offering_problem(calendar: Calendar, word: str) -> str | None:
@@ -51,6 +52,18 @@ def offered_sessions(course: Course, term: Term) -> list[str]:
             return [s.code for s in sessions]
         named.add(session)
     return [s.code for s in sessions if s.code in named]
+
+
+def session_note(term: str, session: str | None) -> str:
+    """' (Session I)' to follow a course planned in session 'I' of ``term`` (a term code,
+    read with the calendar in use); '' without a session."""
+    if session is None:
+        return ""
+    try:
+        found = session_of(Term.parse(term), session)
+    except TermError:
+        found = None
+    return f" ({found.name if found is not None else 'session ' + session})"
 
 
 def session_label(term: Term, code: str | None) -> str:
