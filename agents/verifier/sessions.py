@@ -1,11 +1,12 @@
 """Checks of a plan's sessions within terms (``agents.catalog.sessions``).
 
 A planned term whose kind has sessions says which session each course is taken in
-(``PlannedTermLike.sessions``). The verifier reports a session the kind does not have, a
-course planned in a session its offering does not name, a course that runs only in some
-sessions but is planned with none, and a session whose units exceed its cap (the
-session's ``max_units`` and the ``max_units_per_session`` rules that hold for every
-student). The term's own cap, across its sessions, is checked with the other loads.
+(``sessions``, course -> session code; a plan that does not carry it names none). The
+verifier reports a session the kind does not have, a course planned in a session its
+offering does not name, a course that runs only in some sessions but is planned with none,
+and a session whose units exceed its cap (the session's ``max_units`` and the
+``max_units_per_session`` rules that hold for every student). The term's own cap, across
+its sessions, is checked with the other loads.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ def check_sessions(add: Add, catalog: Catalog, plan: PlanLike) -> None:
     """Report every session problem of ``plan`` (see the module docstring)."""
     for pt in plan.terms:
         term = Term.parse(pt.term)
-        chosen = pt.sessions
+        chosen: dict[str, str] = getattr(pt, "sessions", None) or {}
         kinds = term.kind_info.sessions
         loads: dict[str, float] = {}
         for cc in pt.courses:
