@@ -117,7 +117,12 @@ def as_result(schedule: Schedule) -> PlanResult:
     return PlanResult(
         status=cast(Literal["optimal", "feasible"], schedule.solver_status),
         terms=[
-            PlannedTerm(term=t.term, courses=[c.course for c in t.courses], units=t.units)
+            PlannedTerm(
+                term=t.term,
+                courses=[c.course for c in t.courses],
+                units=t.units,
+                sessions={c.course: c.session for c in t.courses if c.session},
+            )
             for t in schedule.terms
         ],
         graduation_term=schedule.graduation_term,

@@ -40,6 +40,7 @@ def scheduled_terms(
                     title=catalog.course(code).title,
                     units=catalog.course(code).units,
                     satisfies=result.requirement_of.get(code, ["free elective"]),
+                    session=t.sessions.get(code),
                 )
                 for code in t.courses
             ],

@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from agents.artifacts import NextTermSections, Recommendation, ScheduledTerm
-from agents.catalog import credits_text, term_label, term_word, unit_name
+from agents.catalog import credits_text, session_note, term_label, term_word, unit_name
 from agents.render_parts import (
     alternative_facts,
     close_view,
@@ -73,7 +73,7 @@ def _term(t: ScheduledTerm) -> dict[str, Any]:
         "courses": [
             {
                 "course": c.course,
-                "title": c.title,
+                "title": c.title + session_note(t.term, c.session),
                 "units": _num(c.units),
                 "toward": ", ".join(c.satisfies),
             }

@@ -26,7 +26,12 @@ def _as_result(a: AlternativePlan) -> PlanResult:
     return PlanResult(
         status=a.solver_status,
         terms=[
-            PlannedTerm(term=t.term, courses=[c.course for c in t.courses], units=t.units)
+            PlannedTerm(
+                term=t.term,
+                courses=[c.course for c in t.courses],
+                units=t.units,
+                sessions={c.course: c.session for c in t.courses if c.session},
+            )
             for t in a.terms
         ],
         graduation_term=a.graduation_term,

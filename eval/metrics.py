@@ -347,7 +347,12 @@ def _plan_checks(
     pc = to_plan_constraints(final.constraints, intake, tools)
     the_plan = _Plan(
         terms=[
-            PlannedTerm(term=t.term, courses=[c.course for c in t.courses], units=t.units)
+            PlannedTerm(
+                term=t.term,
+                courses=[c.course for c in t.courses],
+                units=t.units,
+                sessions={c.course: c.session for c in t.courses if c.session},
+            )
             for t in final.terms
         ],
         graduation_term=final.graduation_term,

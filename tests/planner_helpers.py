@@ -27,7 +27,8 @@ def required(*codes: str) -> dict[str, Any]:
 
 
 def terms(*rows: tuple[str, list[str], float]) -> list[dict[str, Any]]:
-    return [{"term": t, "courses": c, "units": u} for t, c, u in rows]
+    # No sessions: these catalogs' terms have none (agents.catalog.sessions).
+    return [{"term": t, "courses": c, "units": u, "sessions": {}} for t, c, u in rows]
 
 
 def ok(

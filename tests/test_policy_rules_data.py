@@ -78,8 +78,9 @@ SCALE = "A, A-, B+, B, B-, C+, C, C-, D+, D, F, R, P, NP, W, I, TR"
         (
             rule("REP-T", "repeat_limit", applies_when={"term_kinds": ["U"]}, limit=2),
             ".applies_when.term_kinds: term kinds narrow rules checked per planned term "
-            "(max_courses_per_term, max_units_per_term, min_units_per_term, overload, "
-            "probation_max_units); repeat_limit is not one - remove term_kinds",
+            "(max_courses_per_term, max_units_per_session, max_units_per_term, "
+            "min_units_per_term, overload, probation_max_units); repeat_limit is not one - "
+            "remove term_kinds",
         ),
         (
             rule("SUM-W", "max_units_per_term", applies_when={"term_kinds": ["summer"]}, limit=9),

@@ -20,6 +20,11 @@ class ScheduledCourse(Artifact):
     title: str = Field(description="Course title.")
     units: float = Field(description="Units.")
     satisfies: list[str] = Field(default_factory=list, description="What it counts toward.")
+    session: str | None = Field(
+        default=None,
+        description="The session of the term it is taken in (summer 'I'), when the term's "
+        "kind has sessions.",
+    )
 
 
 class ScheduledTerm(Artifact):

@@ -65,6 +65,14 @@ from agents.catalog.requirements import (
     selects,
 )
 from agents.catalog.schemas import model_schema, published_schema, write_schema_file
+from agents.catalog.session_offerings import (
+    offered_sessions,
+    session_caps,
+    session_label,
+    session_note,
+    session_of,
+)
+from agents.catalog.sessions import TermSession
 from agents.catalog.student import (
     AttemptSource,
     CourseAttempt,
@@ -128,6 +136,7 @@ __all__ = [
     "Term",
     "TermDates",
     "TermKind",
+    "TermSession",
     "TermSpan",
     "TypicalDates",
     "UnitsCond",
@@ -158,6 +167,7 @@ __all__ = [
     "next_offered",
     "not_offered",
     "offered_in",
+    "offered_sessions",
     "parse_catalog",
     "parse_prereq",
     "programs_in",
@@ -165,6 +175,10 @@ __all__ = [
     "reference_problems",
     "schema_problems",
     "selects",
+    "session_caps",
+    "session_label",
+    "session_note",
+    "session_of",
     "singular",
     "term_label",
     "term_word",

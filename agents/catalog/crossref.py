@@ -27,6 +27,7 @@ from agents.catalog.requirements import (
     pattern_matches,
 )
 from agents.catalog.rulecheck import rule_problems
+from agents.catalog.session_offerings import offering_problem
 from agents.catalog.years import version_problems
 from agents.errors import TermError
 
@@ -176,6 +177,9 @@ def reference_problems(cat: Catalog) -> list[str]:
                 "use a code, name or alias of "
                 + ", ".join(f"{k.code} ({k.name})" for k in cal.terms)
             )
+        for w in c.offered.terms:  # a session its kind does not have ('summer:IV')
+            if (why := offering_problem(cal, w)) is not None:
+                problems.append(f"{at}.offered.terms: {why}")
         for j, code in enumerate(c.offered.only_in):
             try:
                 only = cal.parse(code)

@@ -85,7 +85,11 @@ def calendar_yaml(calendar: dict[str, Any]) -> str:
 
 
 def semester_calendar_json() -> dict[str, Any]:
-    return SEMESTER_CALENDAR.model_dump(mode="json", exclude_defaults=False)
+    out = SEMESTER_CALENDAR.model_dump(mode="json", exclude_defaults=False)
+    for kind in out["terms"]:  # fields newer than version 2 stay out of a migrated file
+        if not kind["sessions"]:
+            del kind["sessions"]
+    return out
 
 
 _VERSION_LINE = re.compile(r"^schema_version:[ \t]*([0-9]+)[ \t]*(#.*)?$", re.MULTILINE)

@@ -71,6 +71,7 @@ RuleKind = Literal[
     "overload",
     "probation_max_units",
     "max_courses_per_term",
+    "max_units_per_session",
     "repeat_limit",
     "pass_fail_limit",
     "residency",

@@ -30,6 +30,7 @@ PER_TERM_KINDS = frozenset(
         "overload",
         "probation_max_units",
         "max_courses_per_term",
+        "max_units_per_session",
     }
 )
 NO_LIMIT_KINDS = frozenset({"minor_eligibility", "program_sharing"})

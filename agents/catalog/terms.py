@@ -29,53 +29,22 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from agents.catalog.base import CatalogModel
+from agents.catalog.sessions import sessions_problem, split_offering
 from agents.catalog.term_dates import TERM_CODE_PATTERN as TERM_CODE_PATTERN
 from agents.catalog.term_dates import (
     TermDates,
     TermSpan,
-    TypicalDates,
     dates_problem,
     typical_span,
 )
+from agents.catalog.term_kinds import KIND_CODE_PATTERN as KIND_CODE_PATTERN
+from agents.catalog.term_kinds import TermKind as TermKind
 from agents.errors import TermError
 
 Season = Literal["spring", "summer", "fall"]
 
-KIND_CODE_PATTERN = r"^[A-Z][A-Z0-9]{0,2}$"
-
 _CODE_RE = re.compile(r"^([A-Z][A-Z0-9]{0,2}?)([0-9]{4})$")
 _WORDS_RE = re.compile(r"^(.*?\D)\s*'?([0-9]{4})$|^([0-9]{4})\s+(.+)$")
-
-
-class TermKind(CatalogModel):
-    """One kind of term in the calendar (fall, winter quarter, T2, January interim)."""
-
-    code: str = Field(pattern=KIND_CODE_PATTERN, description="Code, e.g. 'F', 'W', 'T1', 'J'.")
-    name: str = Field(min_length=1, description="Readable name, e.g. 'Fall', 'Winter Quarter'.")
-    aliases: list[str] = Field(
-        default_factory=list,
-        description="Other names people write, e.g. 'autumn', 'J-term'; matched ignoring case.",
-    )
-    regular: bool = Field(
-        default=True,
-        description="Regular terms carry the load rules and full-time status and are planned "
-        "by default; optional terms (summer, interim) only when a request allows them.",
-    )
-    months: list[int] = Field(
-        default_factory=list,
-        description="Calendar months (1-12) the term runs in, to read 'May 2027' in requests.",
-    )
-    main: bool | None = Field(
-        default=None,
-        description="Whether this is a main term: 'next term' / 'next semester' mean the next "
-        "main term. Unset: a regular kind is main unless its standard load or typical length "
-        "is under half the main ones' (a January interim); see agents.catalog.main_terms.",
-    )
-    typical_dates: TypicalDates | None = Field(
-        default=None,
-        description="When a term of this kind usually runs, for terms the calendar's dates "
-        "do not list (years no published calendar covers yet).",
-    )
 
 
 class Calendar(CatalogModel):
@@ -134,6 +103,7 @@ class Calendar(CatalogModel):
             if bad:
                 raise ValueError(f"term kind {k.code}: months must be 1-12, not {bad}")
         problem = dates_problem(self.dates, self.terms, self.examples())
+        problem = problem or sessions_problem(self.terms)
         if problem:
             raise ValueError(problem)
         return self
@@ -189,8 +159,9 @@ class Calendar(CatalogModel):
         return next(k.code for k in reversed(order) if k.regular)
 
     def kind_code(self, word: str) -> str | None:
-        """The kind code a code, name or alias stands for (any case); None if none."""
-        return self.word_index.get(_norm(word))
+        """The kind code a code, name or alias stands for (any case; an offering's session,
+        'summer:I', aside); None if none."""
+        return self.word_index.get(_norm(split_offering(word)[0]))
 
     def kind_for_month(self, month: int) -> str | None:
         return next((k.code for k in self.terms if month in k.months), None)

@@ -16,7 +16,15 @@ from functools import lru_cache
 from typing import Any
 
 from agents.artifacts import NegotiationRound, Recommendation, Risk, ScheduledTerm
-from agents.catalog import Calendar, Term, active_calendar, credits_text, term_label, unit_word
+from agents.catalog import (
+    Calendar,
+    Term,
+    active_calendar,
+    credits_text,
+    session_note,
+    term_label,
+    unit_word,
+)
 from agents.catalog.codes import active_codes
 from agents.reports import change_text, render
 
@@ -47,7 +55,10 @@ def _term_line(term: ScheduledTerm, titles: bool) -> str:
     if term.away:
         return f"- {term.label}: away"
     sep = "; " if titles else ", "
-    courses = sep.join(f"{c.course} {c.title}" if titles else c.course for c in term.courses)
+    courses = sep.join(
+        (f"{c.course} {c.title}" if titles else c.course) + session_note(term.term, c.session)
+        for c in term.courses
+    )
     return f"- {term.label} ({credits_text(term.units)}): {courses}"
 
 

@@ -55,6 +55,7 @@ from agents.planner.cuts import cut_courses, post_placement_cuts, post_set_cuts
 from agents.planner.fillers import filler
 from agents.planner.prep import Prep
 from agents.planner.select import encode_requirements, encode_total_and_antirequisites
+from agents.planner.sessions import encode_sessions
 
 
 class PlanModel:
@@ -116,6 +117,7 @@ class PlanModel:
         for i in range(min(self.chain_bound(), self.n)):
             m.add(self.y[i] == 1)
         self._loads()
+        encode_sessions(m, p, self.x, self.u, self.s)  # caps of sessions within terms
         for c, xs in self.x.items():
             course = p.course(c)
             self._course = c

@@ -6,7 +6,8 @@ term that its cap or course limit cannot hold, more courses wanted in a term tha
 take), required courses that no term through the end can take (``reasons_missing``: an
 offering after the end, a standing restriction the student cannot meet in time, a retake a
 repeat rule refuses, a prerequisite chain that does not fit - ``reasons_block`` says why a
-course cannot be taken), remaining units that do not fit (``reasons_load``: at the most any
+course cannot be taken), courses that run only in one session of a term beyond what its
+cap holds (``reasons_sessions``), remaining units that do not fit (``reasons_load``: at the most any
 load rule allows when the load binds, overloads and approvals counted; else at the planned
 caps, naming the rule whose approval would let the plan fit), course sets with too few
 takeable courses. When none applies and the solver still finds no plan, ``diagnose``
@@ -27,6 +28,7 @@ from agents.planner.prep import Prep
 from agents.planner.reasons_block import open_words, untakeable
 from agents.planner.reasons_load import cap_note, capacity_reason, load_note
 from agents.planner.reasons_missing import missing_reasons
+from agents.planner.reasons_sessions import session_reasons
 from agents.planner.reqtree import Leaf, sharing_limits
 from agents.planner.schema import TimeLimit
 from agents.planner.setup import PlanSetup
@@ -144,6 +146,7 @@ def analysis_reasons(setup: PlanSetup, prep: Prep, end: Term) -> list[str]:
     need = max(prep.total_needed, must_units)
     if (capacity := capacity_reason(prep, need, active, end_word)) is not None:
         out.append(capacity)
+    out.extend(session_reasons(prep, end_word))  # a session's cap, over its only-courses
     for leaf in prep.leaves:
         if not leaf.mandatory or leaf.kind != "set":
             continue

@@ -12,6 +12,7 @@ from agents.planner.reasons import not_plannable
 from agents.planner.reqtree import Leaf, ReqTree
 from agents.planner.risky import consent_needed
 from agents.planner.schema import PlannedTerm, PlanResult
+from agents.planner.sessions import assign_sessions
 from agents.planner.setup import PlanSetup
 from agents.planner.solution import Solution
 
@@ -25,7 +26,10 @@ def build_result(setup: PlanSetup, prep: Prep, sol: Solution) -> PlanResult:
     for i in range(sol.graduation + 1):
         courses = sorted(by_pos.get(i, []))
         units = credit_sum(prep.course(c).units for c in courses)
-        terms.append(PlannedTerm(term=prep.terms[i].code, courses=courses, units=units))
+        sessions = assign_sessions(prep.catalog, prep.terms[i], courses)
+        terms.append(
+            PlannedTerm(term=prep.terms[i].code, courses=courses, units=units, sessions=sessions)
+        )
     planned = credit_sum(t.units for t in terms)
     counts = trim_counts(prep, sol)
     requirement_of = {c: counts.get(c) or [FREE_ELECTIVE] for c in sorted(sol.placement)}

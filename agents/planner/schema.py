@@ -222,6 +222,11 @@ class PlannedTerm(_Model):
     term: str = Field(description="Term code, e.g. 'S2027'.")
     courses: list[str] = Field(description="Courses planned in the term (empty when away).")
     units: float = Field(description="Units planned in the term.")
+    sessions: dict[str, str] = Field(
+        default_factory=dict,
+        description="Course -> the session of the term it is taken in (summer 'I'), for a "
+        "term whose kind has sessions; empty otherwise.",
+    )
 
 
 TimeLimitStage = Literal[

@@ -53,6 +53,7 @@ from agents.policy.rules import (
     label,
     num,
 )
+from agents.policy.sessions import check_session_units
 from agents.policy.study_terms import check_min_terms
 
 log = structlog.get_logger(__name__)
@@ -225,6 +226,7 @@ RuleCheck = Callable[[PlanCheck, PolicyRule, Findings], None]
 CHECKS: dict[str, RuleCheck] = {
     "min_units_per_term": check_min_load,
     "max_courses_per_term": check_courses_per_term,
+    "max_units_per_session": check_session_units,
     "repeat_limit": check_repeats,
     "pass_fail_limit": check_pass_fail,
     "program_sharing": check_sharing,

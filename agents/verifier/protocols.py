@@ -13,6 +13,9 @@ from agents.catalog import ClassStanding
 
 
 class PlannedTermLike(Protocol):
+    """A planned term; it may also carry ``sessions`` (course -> session code, read with
+    ``getattr`` by ``agents.verifier.sessions``: a plan without it names no sessions)."""
+
     term: str
     courses: list[str]
     units: float

@@ -9,11 +9,12 @@ restrictions (``restricted_to``, by the standing at the start of the term), prer
 (courses complete in an earlier term, standing and units from the units completed before the
 term), corequisites (same or earlier term), duplicates, anti-requisites, unit loads (a term's
 own cap, else the general cap and the cap of the class standing at its start, from the units
-completed before it) and course counts, and the target term. Requirements left unmet come
-from the degree audit run with the plan as ``planned`` (the institution's requirements
-included; a course set's caps, subject minimum and minimums from sub-lists too: a plan whose
-courses break a cap, miss a subject or miss a sub-list's minimum leaves it unmet; a course
-counts toward two requirements of a program only where the program's ``overlaps`` allow).
+completed before it) and course counts, the target term, and sessions within terms
+(``sessions``). Requirements left unmet come from the degree audit run with the plan as
+``planned`` (the institution's requirements included; a course set's caps, subject minimum
+and minimums from sub-lists too: a plan whose courses break a cap, miss a subject or miss a
+sub-list's minimum leaves it unmet; a course counts toward two requirements of a program
+only where the program's ``overlaps`` allow).
 When sections are given, they are checked for clashes and free-time wishes against the
 catalog's meeting times.
 
@@ -51,6 +52,7 @@ from agents.verifier.protocols import ConstraintsLike, PlanLike, SectionsLike
 from agents.verifier.record import RecordView, holds, min_grades
 from agents.verifier.requirements import check_requirements
 from agents.verifier.sections import check_sections
+from agents.verifier.sessions import check_sessions
 from agents.verifier.span import check_floors, check_target, first_allowed, optional_allowed
 from agents.verifier.wishes import check_wishes
 
@@ -209,6 +211,7 @@ def verify_plan(
     if last is not None:
         check_floors(add, c, first, last, away, loads)
     check_target(add, c, plan, last)
+    check_sessions(add, catalog, plan)
     check_antirequisites(add, catalog, record, planned)
     check_wishes(add, c, planned)
     check_requirements(add, catalog, student, programs, planned, plan)

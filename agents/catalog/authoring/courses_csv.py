@@ -26,6 +26,7 @@ from agents.catalog.authoring.sourcemap import SourceMap
 from agents.catalog.codes import CodeIndex, code_key, code_problem, same_code
 from agents.catalog.prereq import STANDINGS
 from agents.catalog.prereq_parse import parse_prereq
+from agents.catalog.session_offerings import offering_problem
 from agents.catalog.terms import Calendar
 from agents.errors import PrereqSyntaxError, TermError
 
@@ -142,6 +143,8 @@ def _course(
                 f"calendar - write kinds from {', '.join(kinds)} (or their codes) separated "
                 f"by ';', e.g. '{';'.join(kinds[-1:] + kinds[:1])}'"
             )
+        elif (why := offering_problem(calendar, term)) is not None:
+            problems.append(f"{row.cell('offered_terms').where}: {why}")
         terms.append(term)
     offered: dict[str, Any] = {"terms": terms}
     if row.cells.get("offered_years", "").strip():

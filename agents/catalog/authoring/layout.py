@@ -18,6 +18,7 @@ there are none.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from agents.catalog.authoring.documents_md import read_document
 from agents.catalog.authoring.sourcemap import SourceMap
 from agents.catalog.authoring.yamlfiles import read_yaml
 from agents.catalog.migrate import CURRENT_VERSION
+from agents.catalog.sessions import SESSION_CODE_PATTERN
 from agents.catalog.terms import SEMESTER_CALENDAR, Calendar
 
 INSTITUTION_FIELDS = (
@@ -175,12 +177,12 @@ def _calendar(directory: Path, head: dict[str, Any], problems: list[str]) -> Cal
 
 
 def _undated(raw: Any) -> Calendar:
-    """The calendar without its term dates, to read the other files with when only the
-    dates are wrong (so a mistyped date is one problem, not one per course); else the
-    semester calendar."""
+    """The calendar without its term dates and with only its sessions' codes, to read the
+    other files with when only the dates or sessions are wrong (so a mistyped date is one
+    problem, not one per course); else the semester calendar."""
     if isinstance(raw, dict) and isinstance(raw.get("terms"), list):
         kinds = [
-            {k: v for k, v in kind.items() if k != "typical_dates"}
+            {k: v for k, v in kind.items() if k != "typical_dates"} | _session_codes(kind)
             if isinstance(kind, dict)
             else kind
             for kind in raw["terms"]
@@ -190,6 +192,21 @@ def _undated(raw: Any) -> Calendar:
         except ValidationError:
             pass
     return SEMESTER_CALENDAR
+
+
+def _session_codes(kind: dict[str, Any]) -> dict[str, Any]:
+    """A kind's sessions reduced to their distinct codes, for ``_undated``."""
+    raw = kind.get("sessions")
+    if not isinstance(raw, list):
+        return {}
+    codes = dict.fromkeys(s["code"] for s in raw if isinstance(s, dict) and "code" in s)
+    return {
+        "sessions": [
+            {"code": c, "name": str(c), "first_week": 1, "last_week": 1}
+            for c in codes
+            if isinstance(c, str) and re.match(SESSION_CODE_PATTERN, c)
+        ]
+    }
 
 
 def read_layout(directory: Path) -> tuple[dict[str, Any], SourceMap, list[str]]:
