@@ -104,6 +104,10 @@ class StudentRecord(CatalogModel):
         description="Tests taken and placement results (AP, IB, placement exams), which "
         "prerequisites may ask for: score(AP-CALC-BC, 4), placement(MATH-PLACEMENT, MATH 2B).",
     )
+    milestones_met: list[str] = Field(
+        default_factory=list,
+        description="Catalog milestones the record declares met, e.g. ['ELWR']: met(ELWR) holds.",
+    )
     terms_away: list[str] = Field(
         default_factory=list,
         description="Future terms the student will not enroll (abroad, leave).",
