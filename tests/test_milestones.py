@@ -88,7 +88,10 @@ def test_the_verifier_flags_the_course_before_the_milestone_is_met() -> None:
         ]
         bad = good.model_copy(update={"terms": terms})
         defects = verify_plan(CAT, record, ["MAJ"], C, bad)
-    assert any("WR 60" in d.message and "met(ELWR)" in d.message for d in defects), defects
+    assert [d.message for d in defects if "WR 60" in d.message] == [
+        "WR 60 in S2027 needs met(ELWR) (met(ELWR): the Entry Level Writing Requirement, on the "
+        "record or by WR 39A or score(AP-ENG, 3)) before the term"
+    ]
 
 
 def test_the_expression_reads_and_writes_met() -> None:
@@ -121,3 +124,17 @@ def test_unknown_or_circular_milestones_are_errors(
     with pytest.raises(ValueError) as bad:
         _catalog(milestones)
     assert message in str(bad.value)
+
+
+def test_an_unmeetable_milestone_is_the_reason_named() -> None:
+    retired = [{**c, "status": "retired"} if c["code"] == "WR 39A" else c for c in COURSES]
+    base = catalog([COURSES[0], COURSES[2]], PROGRAMS).model_dump(mode="json")
+    cat = Catalog.model_validate({**base, "courses": retired, "milestones": [ELWR]})
+    with use_catalog(cat):
+        result = plan(cat, _record(), ["MAJ"], C)
+    assert result.status == "infeasible"
+    assert result.reasons == [
+        "WR 60 needs the Entry Level Writing Requirement met (ELWR): WR 39A or "
+        "score(AP-ENG, 3), and the record does not list it as met; WR 39A is retired (no "
+        "longer offered)"
+    ]

@@ -20,6 +20,7 @@ from agents.catalog.prereq import (
     MetCond,
     MetFlag,
     PrereqNode,
+    format_prereq,
     iter_prereq,
 )
 from agents.catalog.prereq_parse import coerce_prereq
@@ -99,3 +100,18 @@ def expand(node: PrereqNode | None, milestones: Sequence[Milestone]) -> PrereqNo
         return n
 
     return fill(node)
+
+
+def milestone_words(node: PrereqNode | None, milestones: Sequence[Milestone]) -> str:
+    """What the milestones ``node`` asks for are, for a message that prints the tree as an
+    expression: " (met(ELWR): the Entry Level Writing Requirement, on the record or by WR 39A
+    or score(AP-ENG, 3))"; '' when it names none."""
+    by_id = {m.id: m for m in milestones}
+    out: list[str] = []
+    for mid in dict.fromkeys(named(node)):
+        m = by_id.get(mid)
+        if m is None:
+            continue
+        how = f" or by {format_prereq(m.met_by)}" if m.met_by is not None else " only"
+        out.append(f"met({m.id}): the {m.title}, on the record{how}")
+    return f" ({'; '.join(out)})" if out else ""
