@@ -134,6 +134,7 @@ class Catalog(CatalogModel):
     policies: list[PolicyRule] = Field(description="Machine-checkable policy rules.")
     milestones: list[Milestone] = Field(
         default_factory=list,
+        exclude_if=lambda v: not v,  # written only when given: catalogs without it as before
         description="Requirements a prerequisite can ask for with met(ID), e.g. the Entry "
         "Level Writing Requirement: met on the student's record or by their met_by.",
     )
