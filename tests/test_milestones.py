@@ -7,11 +7,13 @@ verifier reads the milestone the same way."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agents.catalog import Catalog, MetCond, parse_prereq, use_catalog
+from agents.catalog.authoring import LayoutError, build_catalog, export_catalog
 from agents.catalog.prereq import format_prereq
 from agents.planner import PlanConstraints, plan
 from agents.planner.schema import PlannedTerm
@@ -138,3 +140,15 @@ def test_an_unmeetable_milestone_is_the_reason_named() -> None:
         "score(AP-ENG, 3), and the record does not list it as met; WR 39A is retired (no "
         "longer offered)"
     ]
+
+
+def test_institution_yaml_carries_milestones_through_export_and_build(tmp_path: Path) -> None:
+    export_catalog(CAT, tmp_path / "cat")
+    assert "milestones:" in (tmp_path / "cat" / "institution.yaml").read_text("utf-8")
+    built, _ = build_catalog(tmp_path / "cat")
+    assert built == CAT
+    yaml_path = tmp_path / "cat" / "institution.yaml"
+    yaml_path.write_text(yaml_path.read_text("utf-8").replace("id: ELWR", "id: EWR"), "utf-8")
+    with pytest.raises(LayoutError) as bad:
+        build_catalog(tmp_path / "cat")
+    assert any("met(ELWR) names no milestone; milestones: EWR" in p for p in bad.value.problems)
