@@ -91,3 +91,10 @@ def test_an_upper_division_writing_course_counts_toward_both() -> None:
         update={"programs": [p.model_copy(update={"overlaps": []}) for p in CAT.programs]}
     )
     assert [p.status for p in audit(no_overlap, st, ["MATH-BA"]).programs] == ["met", "partly_met"]
+
+
+def test_the_major_upper_division_courses_count_toward_it_too() -> None:
+    """MATH 301 and MATH 302 meet the major's 200-level requirement and, with ENGL 301
+    (ENGL 101 being the writing course), the three upper-division units."""
+    st = record(["MATH 101", "MATH 301", "MATH 302", "ENGL 101", "ENGL 301", "HIST 101"])
+    assert [p.status for p in audit(CAT, st, ["MATH-BA"]).programs] == ["met", "met"]
