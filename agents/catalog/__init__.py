@@ -22,6 +22,7 @@ from agents.catalog.loader import (
     load_catalog,
     parse_catalog,
 )
+from agents.catalog.milestones import Milestone
 from agents.catalog.model import Catalog, institution_programs, with_institution
 from agents.catalog.next_term import named_short_term, next_main
 from agents.catalog.offerings import (
@@ -40,11 +41,15 @@ from agents.catalog.prereq import (
     ClassStanding,
     ConsentCond,
     CourseCond,
+    FactCond,
+    MetCond,
+    MetFlag,
     PrereqNode,
     ProgramCond,
     StandingCond,
     UnitsCond,
     courses_in,
+    fact_holds,
     format_prereq,
     iter_prereq,
     programs_in,
@@ -117,7 +122,11 @@ __all__ = [
     "CourseRequirement",
     "CourseSetRequirement",
     "ExamTaken",
+    "FactCond",
     "Meeting",
+    "MetCond",
+    "MetFlag",
+    "Milestone",
     "NOfRequirement",
     "Offering",
     "PolicyRule",
@@ -152,6 +161,7 @@ __all__ = [
     "credits_text",
     "default_catalog_path",
     "dormant_note",
+    "fact_holds",
     "first_regular",
     "format_credits",
     "format_prereq",

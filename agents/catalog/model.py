@@ -29,11 +29,15 @@ from agents.catalog.codes import CodeIndex, declared_pattern_problem, use_codes
 from agents.catalog.courses import Course
 from agents.catalog.credits import from_hundredths, hundredths, typical_credits
 from agents.catalog.main_terms import main_kinds
+from agents.catalog.milestones import Milestone, expand, named
+from agents.catalog.milestones import check as check_milestones
 from agents.catalog.policies import DocSection, Document, PolicyRule
 from agents.catalog.prereq import ClassStanding
 from agents.catalog.programs import Program
 from agents.catalog.requirements import CourseSetRequirement
 from agents.catalog.terms import SEMESTER_CALENDAR, Calendar
+
+_TREES = ("prerequisites", "corequisites")
 
 
 class GradeDef(CatalogModel):
@@ -128,6 +132,12 @@ class Catalog(CatalogModel):
         "that year. A version applies from its catalog year until the next one.",
     )
     policies: list[PolicyRule] = Field(description="Machine-checkable policy rules.")
+    milestones: list[Milestone] = Field(
+        default_factory=list,
+        exclude_if=lambda v: not v,  # written only when given: catalogs without it as before
+        description="Requirements a prerequisite can ask for with met(ID), e.g. the Entry "
+        "Level Writing Requirement: met on the student's record or by their met_by.",
+    )
     documents: list[Document] = Field(description="Policy and program documents.")
 
     @field_validator("course_code_pattern")
@@ -174,6 +184,22 @@ class Catalog(CatalogModel):
         years = {"sophomore": 1, "junior": 2, "senior": 3}
         thresholds = {k: from_hundredths(typical * YEAR_COURSES * n) for k, n in years.items()}
         return {**data, "standing_thresholds": thresholds}
+
+    @model_validator(mode="after")
+    def _fill_milestones(self) -> Catalog:
+        """Check every met(X) against the declared milestones, then fill each in with its
+        met_by (``agents.catalog.milestones``), so readers of the trees need nothing new."""
+        trees = [(f"course {c.code} {f}", getattr(c, f)) for c in self.courses for f in _TREES]
+        if not self.milestones and not any(named(t) for _, t in trees):
+            return self
+        check_milestones(self.milestones, trees)
+        filled = []
+        for c in self.courses:
+            upd = {f: expand(getattr(c, f), self.milestones) for f in _TREES}
+            changed = any(upd[f] is not getattr(c, f) for f in _TREES)
+            filled.append(c.model_copy(update=upd) if changed else c)
+        object.__setattr__(self, "courses", filled)
+        return self
 
     # Indexes built once; the model is frozen so they never go stale.
     @cached_property

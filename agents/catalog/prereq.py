@@ -7,6 +7,10 @@ membership, test scores and placements, consent). As an expression::
     15-112 and (21-127 or 21-128[C]) and concurrent(15-151)
     standing(junior) and units(180) and program(CS-BS)
     consent(instructor) or score(AP-CALC-BC, 4) or placement(MATH-PLACEMENT, MATH 2B)
+    met(ELWR)
+
+``met(ELWR)`` asks for a milestone the catalog declares (``agents.catalog.milestones``): met
+when the record lists it (``MetFlag``) or when its own expression holds (``MetCond``).
 
 ``and`` binds tighter than ``or``; parentheses group. A minimum grade follows a code in
 brackets. A course code is any code of the catalog (``agents.catalog.codes``), spaces and
@@ -15,10 +19,17 @@ brackets. A course code is any code of the catalog (``agents.catalog.codes``), s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from agents.catalog.codes import COURSE_CODE_PATTERN as COURSE_CODE_PATTERN  # the rule
 from agents.catalog.test_scores import ScoreCond
@@ -95,12 +106,69 @@ class AnyOf(_Node):
     any: list[PrereqNode] = Field(min_length=1, description="Conditions of which one must hold.")
 
 
+class MetFlag(_Node):
+    """The student's record lists the milestone as met (``StudentRecord.milestones_met``): a
+    fact of the record, like a test score."""
+
+    milestone: str = Field(min_length=1, description="Milestone id, e.g. 'ELWR'.")
+
+
+class MetCond(AnyOf):
+    """``met(ELWR)``: a milestone the catalog declares (``Catalog.milestones``) must be met -
+    listed on the record, or its ``met_by`` expression satisfied. Read as an ``any`` group of
+    the record flag and that expression (filled in when the catalog loads), so every reader
+    of ``any`` groups honours it; written back as ``{"met": id}``."""
+
+    met: str = Field(min_length=1, description="Milestone id, e.g. 'ELWR'.")
+    any: list[PrereqNode] = Field(
+        default_factory=list,
+        exclude=True,
+        description="Filled in from the catalog: the record flag, then the milestone's met_by.",
+    )
+
+    @model_validator(mode="after")
+    def _flag_first(self) -> MetCond:
+        if not self.any:
+            object.__setattr__(self, "any", [MetFlag(milestone=self.met)])
+        return self
+
+    @model_serializer(mode="plain")
+    def _as_id(self) -> dict[str, Any]:
+        return {"met": self.met}
+
+
+FactCond = ProgramCond | ScoreCond | MetFlag
+"""Conditions that are facts of the student's programs or record: they hold or not, whatever
+the term."""
+
 PrereqNode = Annotated[
-    Union[CourseCond, AllOf, AnyOf, StandingCond, UnitsCond, ProgramCond, ScoreCond, ConsentCond],  # noqa: UP007
+    Union[  # noqa: UP007
+        CourseCond,
+        MetCond,
+        AllOf,
+        AnyOf,
+        StandingCond,
+        UnitsCond,
+        ProgramCond,
+        ScoreCond,
+        MetFlag,
+        ConsentCond,
+    ],
     Field(union_mode="left_to_right"),
 ]
 AllOf.model_rebuild()
 AnyOf.model_rebuild()
+MetCond.model_rebuild()
+
+
+def fact_holds(node: FactCond, programs: Collection[str], student: Any) -> bool:
+    """Whether a fact condition holds for ``student`` (a ``StudentRecord``: its ``tests`` and
+    ``milestones_met``) in ``programs``."""
+    if isinstance(node, ProgramCond):
+        return node.program in programs
+    if isinstance(node, ScoreCond):
+        return node.met_by(student.tests)
+    return node.milestone in student.milestones_met
 
 
 def format_prereq(node: PrereqNode, _parent: str | None = None) -> str:
@@ -120,6 +188,10 @@ def format_prereq(node: PrereqNode, _parent: str | None = None) -> str:
         return f"units({int(u) if u == int(u) else u})"
     if isinstance(node, ConsentCond):
         return f"consent({node.consent})"
+    if isinstance(node, MetCond):
+        return f"met({node.met})"
+    if isinstance(node, MetFlag):
+        return f"met({node.milestone})"  # only ever inside a MetCond, never written
     if isinstance(node, ProgramCond):
         return f"program({node.program})"
     if isinstance(node, AllOf):

@@ -22,6 +22,7 @@ from agents.catalog.prereq import (
     AnyOf,
     ConsentCond,
     CourseCond,
+    MetCond,
     PrereqNode,
     ProgramCond,
     StandingCond,
@@ -36,7 +37,7 @@ __all__ = ["coerce_prereq", "parse_prereq", "suggest_course_code"]
 _SHAPE = r"[0-9]{2}-[0-9]{3}|[A-Z]{2,5}[ -]?[0-9]{2,4}[A-Z]?"
 _SHAPE_PATTERN = rf"^(?:{_SHAPE})$"
 
-_FUNCS = "standing|units|consent|program|concurrent|score|placement"  # condition names
+_FUNCS = "standing|units|consent|program|concurrent|score|placement|met"  # condition names
 _TOKEN_RE = re.compile(
     r"""
     (?P<ws>\s+)
@@ -296,6 +297,10 @@ class _Parser:
                     return ScoreCond(test=test, min_score=float(value))
                 except ValueError:
                     raise ValueError(f"score needs a number, not {value!r}") from None
+            if name == "met":
+                if not arg:
+                    raise ValueError("met needs a milestone id, e.g. met(ELWR)")
+                return MetCond(met=arg)
             if name == "concurrent":
                 m = _CONCURRENT_RE.fullmatch(arg)
                 code = self._one_code(m.group("course")) if m is not None else None

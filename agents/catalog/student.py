@@ -34,6 +34,7 @@ from agents.catalog.validation import pydantic_problem, read_json
 from agents.errors import StudentRecordError, TermError
 
 _CATALOG_YEAR = re.compile(r"^\d{4}")
+_MET = "Catalog milestones the record declares met, e.g. ['ELWR']: met(ELWR) holds."
 
 AttemptSource = Literal["institution", "transfer", "ap", "exam"]
 
@@ -103,6 +104,9 @@ class StudentRecord(CatalogModel):
         default_factory=list,
         description="Tests taken and placement results (AP, IB, placement exams), which "
         "prerequisites may ask for: score(AP-CALC-BC, 4), placement(MATH-PLACEMENT, MATH 2B).",
+    )
+    milestones_met: list[str] = Field(  # written only when given: old records digest as before
+        default_factory=list, exclude_if=lambda v: not v, description=_MET
     )
     terms_away: list[str] = Field(
         default_factory=list,

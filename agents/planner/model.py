@@ -43,9 +43,8 @@ from agents.catalog import (
     AnyOf,
     ConsentCond,
     CourseCond,
+    FactCond,
     PrereqNode,
-    ProgramCond,
-    ScoreCond,
     StandingCond,
     UnitsCond,
     credit_sub,
@@ -283,7 +282,7 @@ class PlanModel:
             if p.history.units_earned >= thr:
                 return None
             return [self._reach_lit(thr, i)]
-        if isinstance(node, ProgramCond | ScoreCond):
+        if isinstance(node, FactCond):
             return None if p.fact(node) else []
         assert isinstance(node, ConsentCond)
         if self._course not in self.k:

@@ -40,9 +40,8 @@ from agents.catalog import (
     AllOf,
     AnyOf,
     CourseCond,
+    FactCond,
     PrereqNode,
-    ProgramCond,
-    ScoreCond,
 )
 from agents.catalog.credits import hundredths
 from agents.catalog.history import all_lapsed
@@ -80,7 +79,7 @@ def cost(prep: Prep, code: str, memo: dict[str, int]) -> int:
             return min(INF, sum(need(c) for c in node.all))
         if isinstance(node, AnyOf):
             return min(need(c) for c in node.any)
-        if isinstance(node, ProgramCond | ScoreCond):
+        if isinstance(node, FactCond):
             return 0 if prep.fact(node) else INF
         return 0
 

@@ -19,16 +19,16 @@ from agents.catalog import (
     ConsentCond,
     Course,
     CourseCond,
+    FactCond,
     PrereqNode,
     Program,
-    ProgramCond,
-    ScoreCond,
     StandingCond,
     StudentRecord,
     Term,
     UnitsCond,
     credit_sub,
     credit_sum,
+    fact_holds,
     offered_in,
 )
 from agents.catalog.history import routine_codes
@@ -165,10 +165,10 @@ class Prep:
     def leaf(self, program: str, leaf_id: str) -> Leaf:
         return next(x for x in self.leaves if x.program == program and x.id == leaf_id)
 
-    def fact(self, node: ProgramCond | ScoreCond) -> bool:
-        """A condition on the student's programs, or on tests and placements on record."""
-        programs, tests = self.program_codes, self.student.tests
-        return node.program in programs if isinstance(node, ProgramCond) else node.met_by(tests)
+    def fact(self, node: FactCond) -> bool:
+        """A condition on the student's programs, or on tests, placements and milestones on
+        record."""
+        return fact_holds(node, self.program_codes, self.student)
 
     def _standing_ranges(
         self, by_standing: Sequence[tuple[float, ...]] | None
@@ -306,7 +306,7 @@ class Prep:
                     if self.units_reachable(thr, i):
                         return i, None
                 return INF, None
-            if isinstance(node, ProgramCond | ScoreCond):
+            if isinstance(node, FactCond):
                 return (0 if self.fact(node) else INF), None
             assert isinstance(node, ConsentCond)
             return 0, None

@@ -23,9 +23,8 @@ from agents.catalog import (
     ConsentCond,
     Course,
     CourseCond,
+    FactCond,
     PrereqNode,
-    ProgramCond,
-    ScoreCond,
     StandingCond,
     UnitsCond,
     credit_sum,
@@ -167,7 +166,7 @@ def _ready(prep: Prep, analysis: Analysis, node: PrereqNode | None, strict: bool
         return max(_ready(prep, analysis, c, strict) for c in node.all)
     if isinstance(node, AnyOf):
         return min(_ready(prep, analysis, c, strict) for c in node.any)
-    if isinstance(node, ProgramCond | ScoreCond):
+    if isinstance(node, FactCond):
         return 0 if prep.fact(node) else INF
     need = prep.threshold(node)
     return next((i for i in range(len(prep.terms)) if prep.units_reachable(need, i)), INF)

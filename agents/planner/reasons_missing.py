@@ -18,6 +18,7 @@ from agents.planner.reasons_block import (
     standing_block,
     standing_delay,
 )
+from agents.planner.reasons_fact import fact_block
 from agents.planner.reasons_load import remain
 from agents.planner.setup import PlanSetup
 from agents.planner.terms import describe_offering, horizon
@@ -65,6 +66,7 @@ def missing_reasons(
             if restricted[1] is None:
                 out.append(
                     prerequisite_block(prep, wide, analysis, code)
+                    or fact_block(prep, wide, analysis, code)
                     or condition_block(prep, code, end_word)
                     or f"{code} is offered {describe_offering(course)}; it cannot be "
                     f"taken by {end_word}"
@@ -78,7 +80,7 @@ def missing_reasons(
                 f"{remain(sum(prep.active))} through {end_word}"
             )
         elif not said and restricted[0] != stuck:
-            why = head_block(prep, wide, analysis, stuck)
+            why = head_block(prep, wide, analysis, stuck) or fact_block(prep, wide, analysis, stuck)
             out.append(
                 f"the prerequisite chain {' -> '.join(chain)} cannot be completed: "
                 + (why or f"{stuck} cannot be taken")

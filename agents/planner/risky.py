@@ -34,9 +34,8 @@ from agents.catalog import (
     AnyOf,
     ConsentCond,
     CourseCond,
+    FactCond,
     PrereqNode,
-    ProgramCond,
-    ScoreCond,
 )
 from agents.catalog.history import all_lapsed
 from agents.planner.cpsat import weighted
@@ -59,7 +58,7 @@ def route_exists(prep: Prep, node: PrereqNode | None) -> bool:
         return all(route_exists(prep, ch) for ch in node.all)
     if isinstance(node, AnyOf):
         return any(route_exists(prep, ch) for ch in node.any)
-    if isinstance(node, ProgramCond | ScoreCond):
+    if isinstance(node, FactCond):
         return prep.fact(node)
     return True
 

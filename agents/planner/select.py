@@ -32,9 +32,8 @@ from agents.catalog import (
     AnyOf,
     ConsentCond,
     CourseCond,
+    FactCond,
     PrereqNode,
-    ProgramCond,
-    ScoreCond,
     iter_prereq,
 )
 from agents.planner.counting import minimum_constraints, post_once, post_sharing
@@ -282,7 +281,7 @@ class SelectionModel:
                 self._and[id(node)] = v
                 self._post(v, node)
             return [self._and[id(node)]]
-        if isinstance(node, ProgramCond | ScoreCond):
+        if isinstance(node, FactCond):
             return None if self.p.fact(node) else []
         if isinstance(node, ConsentCond):
             # Someone must sign unless another branch holds: allowed, but counted.

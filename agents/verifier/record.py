@@ -19,12 +19,12 @@ from agents.catalog import (
     CourseCond,
     CourseRequirement,
     CourseSetRequirement,
+    FactCond,
     PrereqNode,
-    ProgramCond,
-    ScoreCond,
     StandingCond,
     StudentRecord,
     UnitsCond,
+    fact_holds,
     iter_prereq,
 )
 
@@ -41,6 +41,7 @@ class RecordView:
             )
         self.units = student.units_earned(catalog, include_in_progress=True)
         self.tests = list(student.tests)
+        self.milestones_met = list(student.milestones_met)
 
     def passes(self, code: str, min_grade: str | None) -> bool:
         for grade, in_progress, pass_fail in self.attempts.get(code, []):
@@ -115,9 +116,7 @@ def holds(
         return any(holds(catalog, c, record, done, units_before, programs, now) for c in node.any)
     if isinstance(node, StandingCond | UnitsCond):
         return units_before >= _threshold(catalog, node) - 1e-9
-    if isinstance(node, ProgramCond):
-        return node.program in programs
-    if isinstance(node, ScoreCond):
-        return node.met_by(record.tests)
+    if isinstance(node, FactCond):
+        return fact_holds(node, programs, record)
     assert isinstance(node, ConsentCond)
     return True  # consent is an approval to obtain, not a plan defect

@@ -46,6 +46,7 @@ from agents.catalog import (
     not_offered,
     with_institution,
 )
+from agents.catalog.milestones import milestone_words
 from agents.verifier.defects import Defect, DefectKind
 from agents.verifier.exclusions import check_antirequisites
 from agents.verifier.protocols import ConstraintsLike, PlanLike, SectionsLike
@@ -129,6 +130,7 @@ def verify_plan(
                 this_term,
             ):  # fmt: skip
                 text = format_prereq(course.prerequisites)  # type: ignore[arg-type]
+                text += milestone_words(course.prerequisites, catalog.milestones)
                 add("prerequisite", code, cc, f"{cc} in {code} needs {text} before the term")
             closed = course.closed_by_program(target_programs)
             if closed is not None:  # a program restriction: who may enrol, like standing
@@ -153,6 +155,7 @@ def verify_plan(
                 target_programs,
             ):
                 text = format_prereq(course.corequisites)  # type: ignore[arg-type]
+                text += milestone_words(course.corequisites, catalog.milestones)
                 add(
                     "corequisite",
                     code,

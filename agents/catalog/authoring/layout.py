@@ -40,10 +40,11 @@ INSTITUTION_FIELDS = (
     "grade_scale",
     "standing_thresholds",
     "course_code_pattern",
+    "milestones",
     "program_order",
     "document_order",
 )
-CATALOG_FIELDS = INSTITUTION_FIELDS[:7]
+CATALOG_FIELDS = INSTITUTION_FIELDS[:8]
 VERSIONS = "program-versions"
 INSTITUTION_HINT = "create it with schema_version, institution and catalog_year"
 
