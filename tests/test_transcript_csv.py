@@ -268,3 +268,13 @@ def test_a_file_name_without_a_known_suffix_needs_format(tmp_path: Path, catalog
         "cannot tell the format from the file name (suffix '.txt'); pass --format pesc for "
         "PESC College Transcript XML or --format csv for CSV"
     ]
+
+
+def test_a_graded_mark_named_like_a_pass_fail_grade_is_graded(tmp_path: Path) -> None:
+    # UNSW's CR (Credit, 65-74) is a graded mark with points in the GPA, not pass/fail credit.
+    unsw = load_catalog(ROOT / "demos" / "unsw")
+    text = HEADER + "T12022,COMP1511,CR,6\nT12022,MATH1131,SY,6\n"
+    result = run(tmp_path, unsw, text, StudentFacts(id="x", name="X", programs=("3778",)))
+    assert problems(result) == []
+    got = [(a.course, a.grade, a.pass_fail) for a in result.record.courses]
+    assert got == [("COMP1511", "CR", False), ("MATH1131", "SY", False)]

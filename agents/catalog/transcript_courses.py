@@ -7,7 +7,8 @@
   closest catalog codes (``resolve_course``), never replaced by one;
 - the grade must be in the catalog's grade scale (``Catalog.grade_by_symbol``); in
   progress means no grade (a grade as well is a problem); a pass/fail grade
-  (``PASS_FAIL_GRADES``) sets ``pass_fail``;
+  (``PASS_FAIL_GRADES``) that the catalog keeps out of the GPA sets ``pass_fail`` (UNSW's
+  CR is a graded mark, not pass/fail credit);
 - the term is read with the catalog's calendar (``read_term``); a course taken here needs
   one, transfer, AP and exam credit without one takes the start term (``term`` None);
 - credits must be a number with at most two decimals; credits that differ from the
@@ -54,6 +55,7 @@ class CheckedCourse:
     grade: str | None  # None: in progress
     units: float | None  # None: the catalog's units
     at: Cell
+    pass_fail: bool = False  # a pass/fail grade the catalog keeps out of the GPA
 
     def attempt(self) -> dict[str, Any]:
         """The ``CourseAttempt`` as record JSON (the term must be known by now)."""
@@ -63,7 +65,7 @@ class CheckedCourse:
             out["status"] = "in_progress"
         if self.source != "institution":
             out["source"] = self.source
-        if self.grade in PASS_FAIL_GRADES:
+        if self.pass_fail:
             out["pass_fail"] = True
         if self.units is not None:
             out["units"] = self.units
@@ -134,7 +136,11 @@ class CourseChecker:
             )
             self.notes.append(note)
             self.units_notes.append(note)
-        return CheckedCourse(code, known, source, grade, units, c.at)
+        # A symbol such as CR is pass/fail credit on some scales and a graded mark on others
+        # (UNSW's Credit): only a grade the catalog keeps out of the GPA is pass/fail.
+        scale = self.catalog.grade_by_symbol
+        pass_fail = grade in PASS_FAIL_GRADES and grade in scale and not scale[grade].in_gpa
+        return CheckedCourse(code, known, source, grade, units, c.at, pass_fail)
 
     def _problem(self, cell: Cell, message: str) -> None:
         self.problems.append(Problem.at(cell, message))
