@@ -66,8 +66,10 @@ def initial_constraints(intake: IntakeResult, tools: Toolbox) -> ConstraintSet:
     cap, by_standing = (ceiling, ceiling_by) if target else (standard, standard_by)
     own = False
     if goals.max_units_per_term is not None:
-        # A wish above what any rule could allow is planned at the ceiling, not beyond.
-        wish = min(goals.max_units_per_term, ceiling)
+        # A wish above what any rule could allow is planned at the ceiling, not beyond
+        # (a maximum that names its approver allows more when asked: ``LoadCaps.asked``).
+        asked = max([ceiling, *(c.asked for c in ahead.values() if c.asked is not None)])
+        wish = min(goals.max_units_per_term, asked)
         if intake.intent == "plan_next_term":
             # "At most 27 units next semester" limits that term, not the rest of the degree.
             term_caps[intake.profile.next_term] = wish

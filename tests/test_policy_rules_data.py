@@ -223,6 +223,24 @@ def test_catalog_caps_see_table_rows_and_term_kinds() -> None:
     assert catalog_load_caps(catalog_with(status_row)).standard == 54
 
 
+def test_a_maximum_that_names_its_approver_allows_more_when_asked() -> None:
+    # "More than 20 units needs the faculty's approval" (UNSW's LOAD-MAX) is its own
+    # overload: a student who asks for 24 units toward a target is planned at 24 and sent
+    # for the approval (not answered infeasible at 20); a target alone still plans at 20.
+    own = rule("LOAD-MAX", "max_units_per_term", limit=20, severity="soft",
+               requires_approval="department")  # fmt: skip
+    drop = ["LOAD-OVERLOAD", "FIRST-YEAR-MAX"]
+    caps = catalog_load_caps(catalog_with(own, drop=drop))
+    assert (caps.standard, caps.ceiling) == (20, 20)
+    assert caps.asked is not None and caps.asked > 100  # no maximum names no one: no limit
+    # The next maximum that names no one is the most that may be asked for.
+    hard = rule("LOAD-HARD", "max_units_per_term", limit=27)
+    caps = catalog_load_caps(catalog_with(own, hard, drop=drop))
+    assert (caps.standard, caps.ceiling, caps.asked) == (20, 20, 27)
+    # A maximum that names no approver allows nothing more.
+    assert catalog_load_caps(catalog_with(hard, drop=drop)).asked is None
+
+
 # --------------------------------------------------------------------------- old forms
 
 

@@ -27,6 +27,12 @@ class LoadCaps:
     standard: float
     ceiling: float
     by_kind: dict[str, tuple[float, float]] = field(default_factory=dict)
+    asked: float | None = None
+    """The most a student may ask for in a term with someone's approval, when more than
+    ``ceiling``: above a maximum that names who may approve more ("more than 20 UOC needs
+    the faculty's approval" is its own overload, as ``agents.policy.rules`` reads it), the
+    next maximum that names no one, or no limit (``unbounded``). The planner goes up to it
+    only when the student asks for that load; a target alone plans up to ``ceiling``."""
 
 
 def _open(rule: PolicyRule, row: LimitRow | None, standing: ClassStanding | None) -> bool:
@@ -65,12 +71,15 @@ def catalog_load_caps(catalog: Catalog, standing: ClassStanding | None = None) -
     standing the student has at its start (``agents.planning``)."""
     plain: dict[str, list[float]] = {"max_units_per_term": [], "overload": []}
     kinds: dict[str, dict[str, list[float]]] = {}
+    approvable: list[float] = []  # plain maxima that name who may approve more
     for rule in catalog.policies:
         if rule.kind not in plain:
             continue
         for named, limit in _cap_entries(rule, standing):
             if not named:
                 plain[rule.kind].append(limit)
+                if rule.kind == "max_units_per_term" and rule.requires_approval is not None:
+                    approvable.append(limit)
             for k in named:
                 kinds.setdefault(k, {"max_units_per_term": [], "overload": []})
                 kinds[k][rule.kind].append(limit)
@@ -85,7 +94,12 @@ def catalog_load_caps(catalog: Catalog, standing: ClassStanding | None = None) -
         k_std = min(caps) if caps else std
         k_over = lists["overload"] + (plain["overload"] if regular else [])
         by_kind[k] = (k_std, max([k_std, *k_over]))
-    return LoadCaps(standard=std, ceiling=ceiling, by_kind=by_kind)
+    maxima = plain["max_units_per_term"]
+    own = [
+        min([m for m in maxima if m > a and m not in approvable] or [unbounded]) for a in approvable
+    ]
+    asked = max(own) if own and max(own) > ceiling else None
+    return LoadCaps(standard=std, ceiling=ceiling, by_kind=by_kind, asked=asked)
 
 
 def kind_course_caps(catalog: Catalog, standings: Sequence[ClassStanding]) -> dict[str, float]:
