@@ -5,7 +5,7 @@ configured backend (the offline rule parser by default, or Gemini). Whatever rea
 every program, course and term it names is checked against the catalog here: what does not
 resolve becomes an open question, never a fact. Conflicts with the text are noted. A program
 the text names that the student already has is that declared program, never one to add
-("finish my economics degree"); see ``agents.intake_programs``.
+("finish my economics degree"); see ``agents.reading.programs``.
 """
 
 from __future__ import annotations
@@ -35,10 +35,6 @@ from agents.catalog import (
 )
 from agents.catalog.exceptions import use_of
 from agents.catalog.lookup import find_course, respell_courses
-from agents.intake_concentrations import assume_concentrations
-from agents.intake_goals import Collector, read_goals, term_or_ask
-from agents.intake_overrides import read_overrides
-from agents.intake_programs import program_years, read_programs, settle_intent
 from agents.llm import (
     IntakeExtraction,
     is_relative_target,
@@ -46,6 +42,10 @@ from agents.llm import (
     resolve_target_phrase,
     unresolved_field,
 )
+from agents.reading.concentrations import assume_concentrations
+from agents.reading.goals import Collector, read_goals, term_or_ask
+from agents.reading.overrides import read_overrides
+from agents.reading.programs import program_years, read_programs, settle_intent
 from agents.toolbox import Toolbox
 
 log = structlog.get_logger(__name__)

@@ -34,7 +34,7 @@ from agents.artifacts import (
 )
 from agents.case import Case
 from agents.catalog import credit_sum, credits_text
-from agents.critique_text import describe
+from agents.checking.critique_text import describe
 from agents.policy import label, num
 from agents.toolbox import Toolbox
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import structlog
 
-from agents.alternative_plans import alternative_plans
-from agents.answers import (
+from agents.advice.alternatives import alternative_plans
+from agents.advice.answers import (
     LETTER_SOURCE,
     STATUS_WORDS,
     cite,
@@ -24,6 +24,7 @@ from agents.answers import (
     progress_answer,
     term_label,
 )
+from agents.advice.suggestions import close_report
 from agents.artifacts import (
     ApprovalItem,
     ApprovalUse,
@@ -43,7 +44,6 @@ from agents.catalog import Catalog, credits_text, unit_name
 from agents.catalog.exceptions import ExceptionUse, use_of
 from agents.catalog.overrides import effective_catalog
 from agents.policy import applicable_rules, num
-from agents.suggestions import close_report
 from agents.toolbox import Toolbox
 
 log = structlog.get_logger(__name__)
@@ -298,8 +298,8 @@ def synthesize(
     close: int = 0,
 ) -> Recommendation:
     """Build the Recommendation and its letter; with ``alternatives``, that many checked
-    plans beside the recommended one (``agents.alternative_plans``), found once, here; with
-    ``close``, the programs close by (``agents.suggestions``)."""
+    plans beside the recommended one (``agents.advice.alternatives``), found once, here; with
+    ``close``, the programs close by (``agents.advice.suggestions``)."""
     catalog = tools.catalog
     risks = collect_risks(schedule, critique)
     # What the plan assumes for the student to settle (an undeclared concentration).

@@ -23,7 +23,7 @@ from agents.catalog import Catalog
 from agents.llm import LLMBackend, LLMLedger, OfflineBackend
 
 if TYPE_CHECKING:
-    from agents.plan_memo import PlanMemo
+    from agents.planner.memo import PlanMemo
     from agents.retrieval import Retriever
 
 
@@ -77,10 +77,10 @@ class Toolbox:
 
     @property
     def plans(self) -> PlanMemo:
-        """The planning problems the current request has solved (``agents.plan_memo``): a
+        """The planning problems the current request has solved (``agents.planner.memo``): a
         new memo whenever this toolbox is handed another request's ledger."""
         if self._plans is None or self._plans.owner is not self.ledger:
-            from agents.plan_memo import PlanMemo
+            from agents.planner.memo import PlanMemo
 
             self._plans = PlanMemo(owner=self.ledger)
         return self._plans

@@ -31,8 +31,8 @@ from agents import (
 from agents.artifacts import PlanRequest, Recommendation
 from agents.case import Case
 from agents.catalog import load_catalog
-from agents.render import to_html, to_json, to_markdown
 from agents.toolbox import Toolbox
+from agents.writing.render import to_html, to_json, to_markdown
 from pipeline.logs import configure_logging
 
 DEFAULT_ID = "overload-low-gpa"

@@ -32,8 +32,8 @@ from agents.catalog import use_catalog
 from agents.catalog.exceptions import UseStatus
 from agents.errors import AdvisingError
 from agents.llm import LLMLedger
-from agents.render import to_html, to_json, to_markdown
 from agents.toolbox import Settings, Toolbox
+from agents.writing.render import to_html, to_json, to_markdown
 from eval.metrics import ScenarioResult, evaluate
 from eval.summary import summarize
 from pipeline.approvals import decide

@@ -1,6 +1,6 @@
 """The ``advise audit`` command: a student's degree audit as text or JSON, with what-if
 programs (``--add-program``), proposed advisor exceptions (``--exception``) and the
-programs the student is close to (``--close``, see ``agents.nearby``)."""
+programs the student is close to (``--close``, see ``agents.advice.nearby``)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 from pipeline.cli_common import EXIT_OK, Formatter, positive
 
 if TYPE_CHECKING:
+    from agents.advice.nearby import CloseProgram, CloseReport
     from agents.audit import AuditReport
-    from agents.nearby import CloseProgram, CloseReport
 
-# agents.nearby.KIND_ORDER, named here so that parsing never loads the solver.
+# agents.advice.nearby.KIND_ORDER, named here so that parsing never loads the solver.
 CLOSE_KINDS = ("minor", "concentration", "major")
 
 
@@ -115,7 +115,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from agents.errors import StudentRecordError
     from agents.files import atomic_write
     from agents.reports import check_templates, use_templates
-    from agents.worksheet import worksheet_html, worksheet_markdown, worksheet_view
+    from agents.writing.worksheet import worksheet_html, worksheet_markdown, worksheet_view
 
     cat = load_catalog(args.catalog)
     student = load_student(args.student, calendar=cat.calendar)
@@ -140,7 +140,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         was = audit(cat, before, add_programs=adds) if args.exception else None
         close = None
         if args.close is not None:
-            from agents.nearby import close_programs
+            from agents.advice.nearby import close_programs
 
             programs = list(dict.fromkeys([*student.programs, *adds]))
             limit = args.close or None
@@ -194,7 +194,7 @@ def what_changes(before: AuditReport, after: AuditReport) -> str:
 
 
 def render_close(report: CloseReport, name: str) -> str:
-    """The programs ``name`` could add (``agents.nearby.CloseReport``) as a text table,
+    """The programs ``name`` could add (``agents.advice.nearby.CloseReport``) as a text table,
     each with the courses still needed, then the ones that would delay graduation and the
     ones not planned."""
     from agents.catalog import credits_noun, credits_text, format_credits, unit_name

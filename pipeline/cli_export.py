@@ -136,9 +136,9 @@ def _catalog(ctx: WorkflowContext, named: str | None) -> Catalog:
 def _plan_file(
     fmt: ExportFormat, ctx: WorkflowContext, rec: Recommendation, catalog: Catalog
 ) -> tuple[bytes, str]:
-    from agents.export_csv import plan_csv
-    from agents.export_ics import plan_ics
-    from agents.export_plan import plan_terms
+    from agents.writing.export_csv import plan_csv
+    from agents.writing.export_ics import plan_ics
+    from agents.writing.export_plan import plan_terms
 
     registered = {(r.course, r.term) for r in ctx.request.student.registered}
     _terms, counter = plan_terms(rec)
@@ -156,7 +156,7 @@ def _plan_file(
 
 
 def _pdf(request_id: str, out_dir: Path, chromium: str | None) -> bytes:
-    from agents.export_pdf import find_chromium, html_pdf
+    from agents.writing.export_pdf import find_chromium, html_pdf
 
     html = out_dir / f"{request_id}.html"
     if not html.is_file():

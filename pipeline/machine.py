@@ -215,7 +215,7 @@ def mermaid() -> str:
 
 
 class Renderer(Protocol):
-    """Renders a finished run's recommendation (``agents.render`` is the real one)."""
+    """Renders a finished run's recommendation (``agents.writing.render`` is the real one)."""
 
     def to_json(self, rec: Recommendation) -> str: ...
 
@@ -257,10 +257,10 @@ def _import_agent(row: StageRow) -> Any:
 
 
 def real_stages() -> StageSet:
-    """The agents named in ``STAGE_TABLE``; a missing module names the state it leaves
-    empty."""
+    """The agents named in ``STAGE_TABLE``; a missing module names the state it leaves empty."""
     agents = {row.state: _import_agent(row) for row in STAGE_TABLE}
-    return StageSet(name="real", agents=agents, render=importlib.import_module("agents.render"))
+    render = importlib.import_module("agents.writing.render")
+    return StageSet(name="real", agents=agents, render=render)
 
 
 def load_stages(spec: str = "real") -> StageSet:

@@ -229,7 +229,7 @@ class LazyAgent:
 
 
 class LazyRenderer:
-    """The renderer of a finished run (``agents.render``), imported when first used."""
+    """The renderer of a finished run (``agents.writing.render``), imported when first used."""
 
     def __init__(self, module: str) -> None:
         self.module = module
@@ -253,4 +253,4 @@ def lazy_stages(spec: str = "real") -> StageSet:
         return load_stages(spec)
     name = stage_set_name(spec)  # raises MachineDefinitionError naming a missing agent
     agents = {row.state: LazyAgent(row.module) for row in STAGE_TABLE}
-    return StageSet(name=name, agents=agents, render=LazyRenderer("agents.render"))
+    return StageSet(name=name, agents=agents, render=LazyRenderer("agents.writing.render"))

@@ -12,16 +12,16 @@ from typing import Any
 import pytest
 import structlog
 
-from agents import alternative_plans as alt_module
-from agents.alternative_plans import alternative_plans
+from agents.advice import alternatives as alt_module
+from agents.advice.alternatives import alternative_plans
 from agents.artifacts import PlanRequest, Recommendation
 from agents.catalog import use_catalog
 from agents.llm.prompts import letter_facts
 from agents.planner import PlannedTerm, PlanResult
 from agents.planning import plannable_programs, to_plan_constraints
-from agents.render import to_html, to_markdown
 from agents.toolbox import Toolbox
 from agents.verifier import Defect, verify_plan
+from agents.writing.render import to_html, to_markdown
 from eval.suite import ScenarioRun, SuiteRunner, load_scenarios
 from pipeline.batch_input import InputItem, RequestValidator
 from pipeline.cli import main

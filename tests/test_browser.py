@@ -20,8 +20,8 @@ import pytest
 
 from agents.artifacts import Recommendation
 from agents.catalog import load_catalog
-from agents.render import to_html
 from agents.reports import round_sentences
+from agents.writing.render import to_html
 from eval.suite import SuiteRunner, load_scenarios
 
 pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop

@@ -16,7 +16,7 @@ import pytest
 
 from agents.artifacts import Recommendation
 from agents.catalog import term_label
-from agents.render import to_html
+from agents.writing.render import to_html
 from eval.suite import SuiteRunner, load_scenarios
 from tests.test_browser import WINDOW, _browser, _chromium, _png_size
 

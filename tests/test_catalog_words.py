@@ -29,7 +29,7 @@ from agents.catalog import (
     use_catalog,
 )
 from agents.catalog.words import calendar_term_word
-from agents.critique_text import describe
+from agents.checking.critique_text import describe
 from agents.reports import change_sentence
 from tests.calendar_helpers import FOUR_ONE_FOUR, QUARTER, TRIMESTER
 from tests.harrow_helpers import HARROW_BAY, REPO

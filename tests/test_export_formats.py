@@ -18,9 +18,9 @@ from icalendar import Calendar as ICalendar
 
 from agents.artifacts import Recommendation
 from agents.catalog import load_catalog
-from agents.export_csv import plan_csv
-from agents.export_ics import escape, first_meeting_day, fold, plan_ics
-from agents.export_plan import plan_export
+from agents.writing.export_csv import plan_csv
+from agents.writing.export_ics import escape, first_meeting_day, fold, plan_ics
+from agents.writing.export_plan import plan_export
 from pipeline.cli import main
 from pipeline.logs import configure_logging
 from pipeline.store import CheckpointStore

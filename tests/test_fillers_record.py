@@ -14,7 +14,7 @@ from typing import Any
 
 from agents.artifacts import Schedule, ScheduledCourse, ScheduledTerm
 from agents.catalog import Catalog, Term
-from agents.course_risks import arranged_risks
+from agents.checking.risks import arranged_risks
 from agents.planner import PlanConstraints, PlanResult, plan
 from agents.planner.fillers import behind_record, filler
 from agents.planner.schema import ConstraintSet

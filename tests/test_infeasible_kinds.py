@@ -20,7 +20,7 @@ from agents.negotiation import proposal_line
 from agents.planner import PlanConstraints, TimeLimit, plan, select_sections
 from agents.planner.api import _main_limit
 from agents.planner.solution import Solution
-from agents.scheduling import section_limit
+from agents.planning import section_limit
 from agents.toolbox import Toolbox
 from tests.overload_helpers import CATALOG, FIVE, REQUIRED, round_one, sophomore
 

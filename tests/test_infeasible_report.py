@@ -13,8 +13,8 @@ import pytest
 
 from agents.artifacts import PlanRequest, Recommendation
 from agents.llm.letters import template_letter
-from agents.render import to_html, to_markdown
 from agents.toolbox import Settings
+from agents.writing.render import to_html, to_markdown
 from pipeline.runner import RequestOptions, ToolboxFactory, run_request
 from pipeline.store import CheckpointStore
 

@@ -20,6 +20,14 @@ CORE = (
     "files", "catalog", "audit", "planner", "verifier", "policy", "retrieval", "llm", "artifacts",
     "reports",
 )  # fmt: skip
+# What the stages use and that never uses a stage: the request read at intake, the planning
+# stages' shared work, the critique's review, what is worked out beside the plan, and what is
+# written for people.
+HELPERS = ("reading", "planning", "checking", "advice", "writing")
+# The front door: the six stages in their order, and their contract.
+STAGES = ("intake", "requirements", "scheduling", "critique", "refinement", "synthesis")
+CONTRACT = ("case", "toolbox", "negotiation", "errors")
+MAX_ROOT_MODULES = 12
 # Lower layers never import higher ones (a package may import its own layer's peers only
 # when listed together). ``errors`` is the bottom: everything may raise its errors.
 LAYERS: tuple[tuple[str, ...], ...] = (
@@ -31,6 +39,16 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("agents.artifacts",),
     ("agents.reports",),
     ("agents.policy", "agents.retrieval", "agents.llm"),
+    # What is written for people reads artifacts and the core only.
+    ("agents.writing",),
+    # The stage contract: what every stage is handed, the case it works on, the loop's rules.
+    ("agents.toolbox",),
+    ("agents.case",),
+    ("agents.negotiation",),
+    # The stages' helpers, below the six stage modules (which may use any layer).
+    ("agents.reading", "agents.checking"),
+    ("agents.planning",),
+    ("agents.advice",),
 )
 MAX_LINES = 400
 
@@ -161,8 +179,16 @@ def test_dependencies_point_down() -> None:
     assert layer_violations(graph()) == []
 
 
-def test_every_core_package_declares_its_public_names() -> None:
-    for package in CORE:
+def test_the_agents_root_holds_the_stages_and_their_contract_only() -> None:
+    root = sorted(p.stem for p in (ROOT / "agents").glob("*.py") if p.stem != "__init__")
+    assert root == sorted(STAGES + CONTRACT), "a helper module belongs in a sub-package"
+    assert len(root) <= MAX_ROOT_MODULES
+    packages = {p.parent.name for p in (ROOT / "agents").glob("*/__init__.py")}
+    assert packages == set(CORE + HELPERS), "a new sub-package belongs in CORE or HELPERS"
+
+
+def test_every_package_declares_its_public_names() -> None:
+    for package in CORE + HELPERS:
         init = ROOT / "agents" / package / "__init__.py"
         tree = ast.parse(init.read_text("utf-8"))
         names = [

@@ -1,4 +1,4 @@
-"""Each planning problem of a request is solved once (``agents.plan_memo``): a question
+"""Each planning problem of a request is solved once (``agents.planner.memo``): a question
 asked again is answered with a copy of the first answer, which is what a fresh solve gives;
 any difference in the inputs is another question; a result a time limit cut short is
 solved again; a toolbox starts a new memo for each request; and a whole request decides
@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-import agents.counter_proposal as counter_proposal_module
-import agents.nearby as nearby_module
-from agents import plan_memo
+import agents.advice.nearby as nearby_module
+import agents.planning.counter as counter_proposal_module
+from agents.advice.nearby import close_programs, default_constraints
 from agents.catalog import Catalog, StudentRecord, load_catalog, load_student
-from agents.counter_proposal import target_blockers
 from agents.llm import LLMLedger
-from agents.nearby import close_programs, default_constraints
-from agents.plan_memo import PlanMemo, catalog_digest, problem_key
 from agents.planner import PlanConstraints, PlannedTerm, PlanResult, TimeLimit, plan
+from agents.planner import memo as plan_memo
+from agents.planner.memo import PlanMemo, catalog_digest, problem_key
+from agents.planning.counter import target_blockers
 from agents.toolbox import Toolbox
 from eval.counts import counting
 from eval.suite import SCENARIO_DIR, SuiteRunner, load_scenarios

@@ -1,4 +1,4 @@
-"""Programs a student is close to (``agents.nearby``): every candidate planned with the
+"""Programs a student is close to (``agents.advice.nearby``): every candidate planned with the
 declared programs, ranked by the units it adds to the baseline plan, then the units of the
 planned courses that count toward it; ``advise audit --close`` shows them.
 
@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
+from agents.advice.nearby import KIND_ORDER, CloseReport, close_programs, default_constraints
 from agents.catalog import Catalog, load_catalog, load_student
-from agents.nearby import KIND_ORDER, CloseReport, close_programs, default_constraints
 from agents.planner import PlanConstraints
 from pipeline.cli import main
 from tests.planner_helpers import FS, required

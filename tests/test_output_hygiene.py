@@ -16,7 +16,7 @@ import pytest
 import structlog
 
 from agents.catalog import load_catalog
-from agents.export_csv import inert, plan_csv
+from agents.writing.export_csv import inert, plan_csv
 from pipeline.cli import main
 from pipeline.logs import configure_logging
 from pipeline.store import CheckpointStore

@@ -11,7 +11,7 @@ import pytest
 
 from agents.artifacts import PlanRequest
 from agents.catalog import Catalog, StudentRecord, load_catalog
-from agents.critique import _forced
+from agents.checking.plan_review import _forced
 from agents.intake import read_request
 from agents.llm.textparse import parse_request_text
 from agents.planner import PlanConstraints, plan

@@ -18,7 +18,7 @@ from agents.catalog import (
     load_catalog,
     load_student,
 )
-from agents.worksheet import worksheet_view
+from agents.writing.worksheet import worksheet_view
 from pipeline.cli import main
 from pipeline.logs import configure_logging
 from pipeline.store import CheckpointStore

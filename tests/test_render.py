@@ -20,7 +20,7 @@ from agents.artifacts import (
     SectionPick,
     Violation,
 )
-from agents.render import to_html, to_json, to_markdown
+from agents.writing.render import to_html, to_json, to_markdown
 
 SCRIPT = "<script>alert(1)</script>"
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"

@@ -33,9 +33,9 @@ from agents.catalog.migrate import migrate_raw
 from agents.errors import CatalogReferenceError, CatalogSchemaError, LayoutError
 from agents.llm.letters import check_letter, template_letter
 from agents.planner import PlanConstraints, PlannedTerm
-from agents.render import to_html, to_markdown
 from agents.toolbox import Toolbox
 from agents.verifier import verify_plan
+from agents.writing.render import to_html, to_markdown
 from tests.catalog_base import base_catalog
 from tests.session_helpers import request, round_one, session_catalog, session_raw
 

@@ -70,7 +70,7 @@ def test_the_batch_parent_leaves_the_agents_and_the_solver_to_its_workers(
         if __name__ == "__main__":
             code = main(sys.argv[1:])
             watched = ("ortools", "pandas", "numpy", "whoosh", "agents.requirements",
-                       "agents.scheduling", "agents.critique", "agents.render")
+                       "agents.scheduling", "agents.critique", "agents.writing.render")
             print(json.dumps({"code": code, "loaded": [m for m in watched if m in sys.modules]}))
         """,
         "batch", str(tmp_path / "in.jsonl"), "--workers", "2", "--quiet", "--json",
@@ -251,7 +251,7 @@ def test_one_request_imports_each_stage_agent_when_its_stage_first_runs(
         from pipeline.context import State
         from pipeline.startup import lazy_stages
         stages = lazy_stages("real")
-        watched = ("agents.intake", "agents.requirements", "agents.render", "ortools")
+        watched = ("agents.intake", "agents.requirements", "agents.writing.render", "ortools")
         before = [m for m in watched if m in sys.modules]
         agent = stages.agents[State.intake]
         print(json.dumps({"name": stages.name, "before": before, "module": agent.module,
@@ -259,7 +259,7 @@ def test_one_request_imports_each_stage_agent_when_its_stage_first_runs(
         """
     )
     assert result == {"name": "real", "before": [], "module": "agents.intake",
-                      "render": "agents.render"}  # fmt: skip
+                      "render": "agents.writing.render"}  # fmt: skip
     assert startup.lazy_stages("tests.fake_stages:FAKE").name == "fake"
     missing = machine.StageRow(machine.State.critique, "agents.no_such_agent", "critiques", None)
     monkeypatch.setattr(machine, "STAGE_TABLE", (*machine.STAGE_TABLE, missing))

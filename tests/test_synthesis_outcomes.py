@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from agents import answers, synthesis
+from agents import synthesis
+from agents.advice import answers
 from agents.artifacts import (
     CitationRef,
     OpenQuestion,

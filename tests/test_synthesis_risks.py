@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents import answers, synthesis
+from agents import synthesis
+from agents.advice import answers
 from agents.artifacts import (
     NextTermSections,
     Risk,

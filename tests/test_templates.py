@@ -12,8 +12,8 @@ import pytest
 from agents.catalog import load_catalog, load_student, use_catalog
 from agents.errors import TemplateProblemError
 from agents.llm import template_letter
-from agents.render import to_html, to_markdown
 from agents.reports import TEMPLATE_NAMES, check_templates, shipped_template, use_templates
+from agents.writing.render import to_html, to_markdown
 from pipeline.index import index_rows, write_index
 from tests.test_render import _rec
 
@@ -124,7 +124,7 @@ def test_the_batch_index_lists_every_request_with_its_facts_and_report(tmp_path:
 
 def test_the_audit_worksheet_in_markdown_has_progress_fallthrough_and_lookahead() -> None:
     from agents.audit import audit
-    from agents.worksheet import worksheet_markdown, worksheet_view
+    from agents.writing.worksheet import worksheet_markdown, worksheet_view
 
     catalog = load_catalog()
     student = load_student(REPO / "demos" / "students" / "is-senior.json")

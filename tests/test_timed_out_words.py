@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agents.llm.letters import template_letter
-from agents.render import outcome_label, to_markdown
+from agents.writing.render import outcome_label, to_markdown
 from pipeline.index import index_rows
 from tests.test_letters import _draft
 

@@ -121,7 +121,7 @@ class IntakeResult(Artifact):
         default_factory=list,
         description="What the plan assumes that the student must settle, one sentence each: "
         "a concentration the major requires and the record does not declare, added to the "
-        "programs (``agents.intake_concentrations``); the recommendation says each as a risk.",
+        "programs (``agents.reading.concentrations``); the recommendation says each as a risk.",
     )
     goals: Goals = Field(default_factory=Goals, description="Goals.")
     constraints: StudentConstraints = Field(

@@ -1,4 +1,4 @@
-"""What ``agents.nearby.close_programs`` returns: the programs a student could add without
+"""What ``agents.advice.nearby.close_programs`` returns: the programs a student could add without
 delaying graduation, each planned with the baseline programs, and the ones that would
 delay it or were not planned (see that module for how they are found and ranked)."""
 

@@ -111,7 +111,7 @@ class Program(CatalogModel):
         description="A major only: its students must declare one of its concentrations "
         "(programs of kind 'concentration' whose eligible_majors name it). A student who has "
         "not is planned with the one whose requirements leave the fewest units, said as "
-        "such with the others as options (``agents.intake_concentrations``).",
+        "such with the others as options (``agents.reading.concentrations``).",
     )
     document: str | None = Field(default=None, description="Id of the program's description.")
     overlaps: list[Overlap] = Field(

@@ -31,7 +31,7 @@ from collections.abc import Collection
 from agents.artifacts import Recommendation
 from agents.catalog import Calendar, Catalog, Term, TermSpan, credit_sum, singular
 from agents.errors import ExportError
-from agents.export_plan import PlanExport, PlannedCourse, plan_export, units_text
+from agents.writing.export_plan import PlanExport, PlannedCourse, plan_export, units_text
 
 PRODID = "-//Advising Pipeline//advise export//EN"
 BYDAY = {"M": "MO", "T": "TU", "W": "WE", "R": "TH", "F": "FR", "S": "SA", "U": "SU"}

@@ -19,7 +19,8 @@ from typing import Any
 
 from agents.artifacts import NextTermSections, Recommendation, ScheduledTerm
 from agents.catalog import credits_text, session_note, term_label, term_word, unit_name
-from agents.render_parts import (
+from agents.reports import render, round_sentences
+from agents.writing.render_parts import (
     alternative_facts,
     close_view,
     counter_intro,
@@ -27,7 +28,6 @@ from agents.render_parts import (
     exception_lines,
     program_labels,
 )
-from agents.reports import render, round_sentences
 
 OUTCOME_LABEL: dict[str, str] = {
     "approved": "Approved",

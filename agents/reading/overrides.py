@@ -19,8 +19,8 @@ from __future__ import annotations
 from agents.artifacts import PlanRequest
 from agents.catalog import Catalog, Term, not_offered, offered_in
 from agents.catalog.lookup import find_course
-from agents.intake_goals import Collector, term_or_ask
 from agents.llm import IntakeExtraction
+from agents.reading.goals import Collector, term_or_ask
 
 
 def read_overrides(

@@ -18,8 +18,8 @@ import structlog
 
 from agents.artifacts import CounterProposal, ScheduledCourse, ScheduledTerm
 from agents.catalog import Catalog, StudentRecord, Term
-from agents.plan_memo import PlanMemo
 from agents.planner import PlanConstraints, PlanResult, TimeLimit, plan
+from agents.planner.memo import PlanMemo
 from agents.verifier import verify_plan
 
 log = structlog.get_logger(__name__)

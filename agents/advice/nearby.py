@@ -20,7 +20,7 @@ Without a negotiated constraint set (``advise audit --close``) the plans use
 and the ones after it, no target term, no optional terms. The pipeline passes its own.
 
 Cost: one plan per eligible candidate plus the baseline (which the pipeline's request has
-usually solved already: ``plans``, ``agents.plan_memo``). With ``limit`` a later kind is
+usually solved already: ``plans``, ``agents.planner.memo``). With ``limit`` a later kind is
 not planned once enough programs of earlier kinds fit (every program of a later kind ranks
 below them). Within a kind there is no cheap sound bound: the audit's units still needed
 are not a lower bound of the plan's remaining units, since the plan may move a completed
@@ -52,8 +52,8 @@ from agents.catalog import (
     credit_sum,
 )
 from agents.errors import PlanningError
-from agents.plan_memo import PlanMemo
 from agents.planner import PlanConstraints, PlanResult, plan
+from agents.planner.memo import PlanMemo
 from agents.policy import catalog_load_caps, term_kind_caps
 from agents.toolbox import HORIZON_YEARS, Settings
 

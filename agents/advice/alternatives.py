@@ -15,7 +15,7 @@ No alternative is shown unchecked. Each must pass, or it is dropped and logged:
   with the next term's sections when a clean choice exists;
 - the next term's sections: no more clashes, courses without sections or broken time
   wishes than the recommended plan has;
-- the policy critique (``agents.critique.review``): no violation (rule, term) that the
+- the policy critique (``agents.checking.review``): no violation (rule, term) that the
   recommended plan's final critique did not report - e.g. an overload in a term nobody
   approved.
 """
@@ -36,8 +36,7 @@ from agents.artifacts import (
     RequirementsProposal,
     Schedule,
 )
-from agents.counter_proposal import scheduled_terms
-from agents.critique import review
+from agents.checking import review
 from agents.planner import (
     PlanAlternative,
     PlanConstraints,
@@ -45,8 +44,8 @@ from agents.planner import (
     PlanResult,
     alternatives,
 )
-from agents.planning import plannable_programs, to_plan_constraints
-from agents.scheduling import first_term_sections
+from agents.planning import first_term_sections, plannable_programs, to_plan_constraints
+from agents.planning.counter import scheduled_terms
 from agents.toolbox import Toolbox
 from agents.verifier import verify_plan
 

@@ -1,5 +1,5 @@
 """Programs a student is close to, for a request that asks (``PlanRequest.close_programs``
-or "which minors am I close to?" in its text): ``agents.nearby.close_programs`` run once,
+or "which minors am I close to?" in its text): ``agents.advice.nearby.close_programs`` run once,
 at synthesis, against the plan that is recommended.
 
 The baseline is the request's target programs (declared, plus added, minus dropped) under
@@ -7,15 +7,15 @@ the constraint set of the final round - the student's own caps, terms away, pins
 policy limits the negotiation settled on - so "without delaying graduation" means: not
 later than the plan in this recommendation. A request with no final constraint set (a
 progress check, a policy question) uses the catalog's standard loads
-(``agents.nearby.default_constraints``).
+(``agents.advice.nearby.default_constraints``).
 """
 
 from __future__ import annotations
 
 import structlog
 
+from agents.advice.nearby import close_programs
 from agents.artifacts import CloseReport, IntakeResult, Schedule
-from agents.nearby import close_programs
 from agents.planning import to_plan_constraints
 from agents.toolbox import Toolbox
 

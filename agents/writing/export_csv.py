@@ -24,7 +24,7 @@ from collections.abc import Collection
 
 from agents.artifacts import Recommendation
 from agents.catalog import Catalog
-from agents.export_plan import PlannedCourse, plan_export, units_text
+from agents.writing.export_plan import PlannedCourse, plan_export, units_text
 
 COLUMNS = (
     "term",

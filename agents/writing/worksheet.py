@@ -28,7 +28,7 @@ from agents.catalog.overrides import effective_catalog
 from agents.reports import render
 
 if TYPE_CHECKING:
-    from agents.nearby import CloseProgram, CloseReport
+    from agents.artifacts.nearby import CloseProgram, CloseReport
 
 WORDS = {"met": "met", "partly_met": "in progress", "unmet": "not started"}
 

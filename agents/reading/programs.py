@@ -22,8 +22,8 @@ from agents.catalog import Catalog, StudentRecord
 from agents.catalog.lookup import resolve_program
 from agents.catalog.years import choose, year_start
 from agents.errors import UnknownProgramError
-from agents.intake_goals import Collector
 from agents.llm import IntakeExtraction
+from agents.reading.goals import Collector
 
 __all__ = ["Programs", "program_years", "read_programs", "settle_intent"]
 
