@@ -37,13 +37,15 @@ def add_export(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         formatter_class=Formatter,
         description="Export the plan of a finished request: csv (one row per planned "
         "course, with the next\nterm's sections), ics (the next term's class meetings as "
-        "weekly events, later terms as\nall-day events; term dates from the catalog "
-        "calendar) or pdf (title, date, the plan as a grid, the\nletter; page numbers; "
-        "no browser needed - or the HTML report printed by Chromium with\n--pdf-engine "
-        "chromium). Writes <out-dir>/<id>.<format> unless -o names the file.\n\n"
+        "weekly events, later terms as\nall-day events; term dates, time zone and holidays "
+        "from the catalog calendar) or pdf\n(title, date, the plan as a grid, the letter, "
+        "page numbers; no browser needed - or the\nHTML report printed by Chromium with "
+        "--pdf-engine chromium). Writes <out-dir>/<id>.<format>\nunless -o names the file."
+        "\n\n"
         "examples:\n  advise export add-cs-minor --format csv\n"
         "  advise export add-cs-minor --format ics -o ~/plan.ics\n"
-        "  advise export add-cs-minor --format pdf --out-dir out",
+        "  advise export add-cs-minor --format pdf --out-dir out\n"
+        "  advise export add-cs-minor --format pdf --pdf-engine chromium",
     )
     p.add_argument("id", help="request id (see 'advise status')")
     p.add_argument("--format", required=True, choices=FORMATS, help="what to write")

@@ -142,7 +142,7 @@ def _series(
         event.add("dtend", dt.datetime.combine(meets[0], finish, zone))
         until = dt.datetime.combine(span.end, dt.time(23, 59, 59), zone)
         # RFC 5545 3.3.10: with a TZID start, UNTIL is in UTC; floating with a floating one.
-        rule = {"FREQ": "WEEKLY", "BYDAY": [BYDAY[d] for d in m.days]}
+        rule: dict[str, object] = {"FREQ": "WEEKLY", "BYDAY": [BYDAY[d] for d in m.days]}
         rule["UNTIL"] = until.astimezone(dt.UTC) if zone is not None else until
         event.add("rrule", vRecur(rule))
         skipped = sorted(d for d in off if meets[0] < d and "MTWRFSU"[d.weekday()] in m.days)
