@@ -17,7 +17,6 @@ from pipeline.cli_common import (
     EXIT_USAGE,
     Formatter,
     alternatives_option,
-    positive,
     seconds,
 )
 from pipeline.errors import CheckpointMissingError, ExitCode, RequestInputError
@@ -40,20 +39,9 @@ exit codes (all pipeline commands):
 
 
 def _engine_options(p: argparse.ArgumentParser, *, batch: bool = False) -> None:
-    g = p.add_argument_group("engine options")
-    g.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
-    g.add_argument("--out-dir", default="out", help="output directory (default: out)")
-    g.add_argument("--log-dir", default="logs", help="JSON-lines log directory (default: logs)")
-    g.add_argument(
-        "--catalog",
-        help="catalog JSON file or directory (default: each request's own - the one its "
-        "checkpoint was made with - else the bundled sample)",
-    )
-    g.add_argument(
-        "--backend", choices=("offline", "gemini"), default="offline", help="LLM backend"
-    )
-    g.add_argument("--model", help="LLM model name (gemini backend)")
-    g.add_argument("--max-rounds", type=positive, default=3, help="negotiation rounds (default: 3)")
+    from pipeline.config import ENGINE, RUNNING, add_settings
+
+    g = add_settings(p, (*RUNNING, *ENGINE) if batch else RUNNING, title="engine options")
     g.add_argument(
         "--force",
         action="store_true",
@@ -69,18 +57,6 @@ def _engine_options(p: argparse.ArgumentParser, *, batch: bool = False) -> None:
         "configuration instead of rerunning it (default: rerun, keeping .prev outputs)",
     )
     g.add_argument(
-        "--exceptions",
-        metavar="DIR",
-        help="directory of advisor exceptions files: DIR/<student id>.json is merged into "
-        "that student's record (see exceptions.schema.json)",
-    )
-    g.add_argument(
-        "--templates",
-        metavar="DIR",
-        help="directory of report templates (letter.txt.j2, report.html.j2, ...) overriding "
-        "the shipped ones; see 'Report templates' in docs/outputs.md",
-    )
-    g.add_argument(
         "--no-wait",
         action="store_true",
         help="dry run: approvals a request needs (e.g. an overload) are recorded as denied "
@@ -91,26 +67,6 @@ def _engine_options(p: argparse.ArgumentParser, *, batch: bool = False) -> None:
     g.add_argument("-v", "--verbose", action="count", default=0, help="-v info, -vv debug")
     g.add_argument("--json", action="store_true", help="print the result as JSON")
     if batch:
-        g.add_argument(
-            "--workers",
-            type=positive,
-            default=1,
-            help="worker processes, or Ray actors with --engine ray (default: 1)",
-        )
-        g.add_argument(
-            "--engine",
-            choices=("process", "ray"),
-            default="process",
-            help="where requests run: 'process' (worker processes on this machine) or 'ray' "
-            "(a local Ray instance, or the cluster at --ray-address; needs the ray extra: "
-            "pip install -e '.[ray]') (default: process)",
-        )
-        g.add_argument(
-            "--ray-address",
-            metavar="ADDR",
-            help="with --engine ray: the Ray cluster to connect to (e.g. ray://head:10001 or "
-            "'auto'); checkpoints and outputs must then be on storage every node shares",
-        )
         g.add_argument(
             "-q",
             "--quiet",
