@@ -110,7 +110,9 @@ def add_batch(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         "stale ones (finished under another\ncatalog or configuration; old outputs kept as "
         ".prev) and resumes the rest. Writes out/<id>.*, this run's\n"
         "out/summaries/<run-id>.jsonl, the merged out/batch-summary.jsonl (latest line "
-        "per\nrequest), and prints a summary table.\n\nexamples:\n"
+        "per\nrequest), and prints a summary table. With --templates, the finished requests it "
+        "skips get\ntheir outputs written again with those templates (no stage runs; see "
+        "'advise render').\n\nexamples:\n"
         "  advise batch demos/requests.jsonl --workers 2\n"
         "  advise batch demos/requests.jsonl --engine ray --workers 2   # pip install -e '.[ray]'\n"
         "  head -n 5 demos/requests.jsonl | advise batch - --json\n\n" + _ENGINE_HELP,
