@@ -244,7 +244,7 @@ def read_file(path: Path) -> dict[str, tuple[Any, str]]:
         except ValueError as exc:
             raise ConfigError(f"{where}: {name} = {value!r}: {exc}") from None
         if key.kind == "path":
-            checked = os.path.normpath(path.parent / checked)
+            checked = os.path.normpath(path.parent / os.path.expanduser(checked))
         found[name] = (checked, where)
     return found
 
