@@ -212,7 +212,7 @@ def config_path(named: str | None, env: Mapping[str, str], cwd: Path) -> tuple[P
         if value:
             path = cwd / value
             if not path.is_file():
-                raise ConfigError(f"{what} {value!r}: no such file; pass the path of a "
+                raise ConfigError(f"{what} {value!r}: no such file; pass the path of an "
                                   f"{FILE_NAME} settings file")  # fmt: skip
             return path, what
     found = cwd / FILE_NAME

@@ -97,7 +97,7 @@ def test_not_toml_and_a_missing_named_file_are_clear_errors(tmp_path: Path) -> N
     with pytest.raises(ConfigError) as caught:
         resolve({}, ["state_dir"], env={"ADVISE_CONFIG": "nope.toml"}, cwd=tmp_path)
     assert str(caught.value) == (
-        "ADVISE_CONFIG 'nope.toml': no such file; pass the path of a advise.toml settings file"
+        "ADVISE_CONFIG 'nope.toml': no such file; pass the path of an advise.toml settings file"
     )
 
 
