@@ -291,13 +291,19 @@ def _batch(args: argparse.Namespace, opts: RunOptions, items: Any, total: int | 
     return int(report.exit_code)
 
 
-def _engine_problem(opts: RunOptions) -> int | None:
+def _engine_problem(opts: RunOptions, args: argparse.Namespace) -> int | None:
     """Fail fast, before any log or catalog: a Ray address without ``--engine ray`` is a
     usage error (exit 2); ``--engine ray`` without Ray installed raises
     RayUnavailableError (exit 2), which says how to install it."""
     if opts.ray_address and opts.engine != "ray":
-        print(f"error: --ray-address {opts.ray_address!r} needs --engine ray",
-              file=sys.stderr)  # fmt: skip
+        resolved = getattr(args, "settings_resolved", {}).get("ray_address")
+        message = f"--ray-address {opts.ray_address!r} needs --engine ray"
+        if resolved is not None and resolved.source in ("env", "file"):
+            message = (
+                f"ray_address {opts.ray_address!r} ({resolved.where}) needs engine ray: "
+                '--engine ray, ADVISE_ENGINE=ray or engine = "ray" in advise.toml'
+            )
+        print(f"error: {message}", file=sys.stderr)
         return EXIT_USAGE
     if opts.engine == "ray":
         import pipeline.ray_engine  # noqa: F401
@@ -308,7 +314,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     from pipeline.batch_input import input_items
 
     opts = _options(args)
-    if (problem := _engine_problem(opts)) is not None:
+    if (problem := _engine_problem(opts, args)) is not None:
         return problem
     items, total = input_items(args.input)
     opts = _prepare(_start_logs(opts, args.log_dir, "batch", None))
@@ -325,7 +331,7 @@ def _cmd_resume(args: argparse.Namespace) -> int:
     opts = _options(args)
     store = CheckpointStore(opts.state_dir)
     if args.all:
-        if (problem := _engine_problem(opts)) is not None:
+        if (problem := _engine_problem(opts, args)) is not None:
             return problem
         opts = _prepare(_start_logs(opts, args.log_dir, "resume", None))
         known = CatalogFingerprints.of_command(opts.current, opts.catalog)

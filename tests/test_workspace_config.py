@@ -246,3 +246,16 @@ def test_a_setting_flag_is_the_same_option_on_every_command() -> None:
             shape = (action.dest, action.default, action.choices, action.help)
             assert seen.setdefault(flag, shape) == shape, (prog, flag)
     assert set(seen) == {k.flag for k in KEYS.values()}
+
+
+def test_a_ray_address_from_the_file_without_ray_says_where_it_came_from(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _toml(ws, 'ray_address = "auto"\n')
+    (ws / "in.jsonl").write_text(json.dumps(request_dict("r1")) + "\n", encoding="utf-8")
+    assert main(["batch", "in.jsonl", *FAKE]) == 2
+    assert capsys.readouterr().err == (
+        f"error: ray_address 'auto' ({path}:1) needs engine ray: --engine ray, "
+        'ADVISE_ENGINE=ray or engine = "ray" in advise.toml\n'
+    )
+    assert not (ws / "state").exists()
