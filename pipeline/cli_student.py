@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.cli_common import EXIT_FAILED, EXIT_OK, Formatter
+from pipeline.config import add_settings
 
 if TYPE_CHECKING:
     from agents.catalog.transcript_import import ImportResult
@@ -73,7 +74,6 @@ def add_student(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     i.add_argument(
         "-o", "--output", metavar="FILE", help="write the record here (default: print it)"
     )
-    i.add_argument("--catalog", help="catalog JSON file or directory (default: the bundled one)")
     i.add_argument("--id", help="student id (CSV: required; PESC: overrides the file's)")
     i.add_argument("--name", help="student name (CSV: required; PESC: overrides the file's)")
     i.add_argument(
@@ -86,6 +86,13 @@ def add_student(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     i.add_argument("--catalog-year", metavar="YEAR", help="catalog year, e.g. 2026-2027")
     i.add_argument("--start-term", metavar="TERM", help="first term enrolled, e.g. F2024")
     i.add_argument("--current-term", metavar="TERM", help="term in progress now, e.g. F2026")
+    i.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object: the output file (or the record), the summary, what was "
+        "derived, notes and what was left out",
+    )
+    add_settings(i, ("catalog",))
     i.set_defaults(handler=_cmd_import)
 
 
@@ -105,6 +112,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
     )
     result = import_transcript(args.transcript, catalog, facts, args.format)
     text = record_json(result.record)
+    if args.json:
+        return _print_json(args, result, text)
     report = sys.stdout
     if args.output:
         atomic_write(Path(args.output), text.encode("utf-8"))  # StorageError: exit 5
@@ -128,6 +137,27 @@ def _cmd_import(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return EXIT_FAILED
+
+
+def _print_json(args: argparse.Namespace, result: ImportResult, text: str) -> int:
+    """``--json``: one object on stdout (the record itself when no ``-o`` is given)."""
+    import json
+
+    from agents.files import atomic_write
+
+    if args.output:
+        atomic_write(Path(args.output), text.encode("utf-8"))
+    out = {
+        "output": args.output,
+        "record": None if args.output else json.loads(text),
+        "summary": summary(result),
+        "derived": list(result.derived),
+        "notes": list(result.notes),
+        "left_out": [str(p) for p in result.problems],
+        "clean": result.clean,
+    }
+    print(json.dumps(out))
+    return EXIT_OK if result.clean else EXIT_FAILED
 
 
 def summary(result: ImportResult) -> str:
