@@ -193,7 +193,8 @@ class CourseChecker:
             )  # fmt: skip
             return None
         if row.local is None:
-            units = row.units if row.units is not None else (c.credits.value if c.credits else "?")
+            given = c.credits.value if c.credits else "its"
+            units = format_credits(row.units) if row.units is not None else given
             name = self.catalog.institution.unit_name
             self.notes.append(
                 f"{label} from {school}: elective credit, {units} {name} "
