@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -142,7 +143,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     return _write_many(results, Path(args.output))
 
 
-def _write_many(results: list[tuple[str, ImportResult | Exception]], folder: Path) -> int:
+def _write_many(results: Sequence[tuple[str, ImportResult | Exception]], folder: Path) -> int:
     """One record per student in ``folder``; a student without a record is reported and
     the others written. The exit code is the worst student's."""
     from pipeline.errors import UnsafeRequestIdError

@@ -268,9 +268,9 @@ class CourseChecker:
         if not readings:
             if error is None:  # only dates, and they fit no term
                 assert by_dates is not None and c.dates is not None
-                cell = by_dates.bad or c.dates.begin or c.dates.end
-                assert cell is not None
-                error = (cell, TermError(f"session dates {by_dates.shown}: {by_dates.how}"))
+                at = by_dates.bad or c.dates.begin or c.dates.end
+                assert at is not None
+                error = (at, TermError(f"session dates {by_dates.shown}: {by_dates.how}"))
             self.problems.append(Problem.at(error[0], ""))
             self.term_failures[key] = (len(self.problems) - 1, str(error[1]), [label])
             return None

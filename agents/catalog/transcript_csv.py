@@ -138,7 +138,7 @@ class _Student:
             lines = ", ".join(str(c.at.line) for c in self.courses)
             problems.append(Problem(None, "column student_id", f"blank on line(s) {lines}: "
                                     "these lines belong to no student; fill it in"))  # fmt: skip
-        programs = ()
+        programs: tuple[TranscriptProgram, ...] = ()
         if "programs" in self.facts:
             cell = self.facts["programs"]
             programs = tuple(

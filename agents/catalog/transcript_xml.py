@@ -91,7 +91,8 @@ class _Builder(ContentHandler):
 
     @property
     def line(self) -> int:
-        return self.locator.getLineNumber() if self.locator is not None else 0
+        line = self.locator.getLineNumber() if self.locator is not None else None
+        return line or 0
 
     def setDocumentLocator(self, locator: Locator) -> None:
         self.locator = locator
@@ -154,7 +155,8 @@ def parse_xml(
     except SAXParseException as exc:
         raise StudentRecordError(
             source,
-            [f"line {exc.getLineNumber()}, column {exc.getColumnNumber() + 1}: not well-formed "
+            [f"line {exc.getLineNumber()}, column {(exc.getColumnNumber() or 0) + 1}: not "
+             "well-formed "
              f"XML ({exc.getMessage()}); {fix}"],
         ) from None  # fmt: skip
     return builder.roots[0]
