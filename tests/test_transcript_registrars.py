@@ -27,7 +27,15 @@ from agents.catalog.parse import parse_catalog
 from agents.catalog.transcript_import import StudentFacts, import_transcript
 from agents.errors import CatalogError, StudentRecordError
 from tests.catalog_base import base_catalog
-from tests.pesc_helpers import course, document, quarter_catalog, record, run, session
+from tests.pesc_helpers import (
+    course,
+    document,
+    pesc_schema,
+    quarter_catalog,
+    record,
+    run,
+    session,
+)
 
 # ---------------------------------------------------------------- programs
 
@@ -245,3 +253,8 @@ def test_every_element_not_used_is_reported_with_why(tmp_path: Path) -> None:
         "CourseTitle (1 element at line 8, AcademicRecord[1]/AcademicSession[1]/Course[1]/"
         "CourseTitle): titles are the catalog's",
     )
+
+
+def test_the_prefixed_demo_transcript_has_the_published_structure() -> None:
+    demo = Path(__file__).resolve().parents[1] / "demos" / "transcripts" / "cs-junior-ap.xml"
+    pesc_schema().validate(str(demo))
