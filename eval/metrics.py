@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.advice.alternatives import as_result
 from agents.artifacts import CitationRef, IntakeResult, RequirementsProposal, Schedule
 from agents.catalog import Catalog
 from agents.planner import PlannedTerm, plan
@@ -345,18 +346,7 @@ def _plan_checks(
         return
     student, programs = intake.student, plannable_programs(intake, proposal)
     pc = to_plan_constraints(final.constraints, intake, tools)
-    the_plan = _Plan(
-        terms=[
-            PlannedTerm(
-                term=t.term,
-                courses=[c.course for c in t.courses],
-                units=t.units,
-                sessions={c.course: c.session for c in t.courses if c.session},
-            )
-            for t in final.terms
-        ],
-        graduation_term=final.graduation_term,
-    )
+    the_plan = _Plan(terms=as_result(final).terms, graduation_term=final.graduation_term)
     nt, prefs = final.next_term, intake.constraints.time_preferences
     sections = None
     # A clash-free choice ('ok') is checked whole, time wishes included.

@@ -40,7 +40,9 @@ def registrars() -> list[Registrar]:
     from pipeline.cli_approvals import add_approve, add_deny
     from pipeline.cli_audit import add_audit
     from pipeline.cli_catalog import add_catalog
+    from pipeline.cli_config import add_config
     from pipeline.cli_export import add_export
+    from pipeline.cli_render import add_render
     from pipeline.cli_run import add_batch, add_resume, add_run
     from pipeline.cli_status import add_diagram, add_show, add_status
     from pipeline.cli_student import add_student
@@ -54,6 +56,8 @@ def registrars() -> list[Registrar]:
         add_status,
         add_show,
         add_export,
+        add_render,
+        add_config,
         add_diagram,
         add_catalog,
         add_audit,
@@ -95,8 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _handle(args: argparse.Namespace) -> int:
     """The command's handler; the engine's errors as their message and exit code."""
+    from pipeline.config import resolve_args
+
     handler: Handler = args.handler
     try:
+        resolve_args(args)  # the workspace settings: flag > ADVISE_* > advise.toml > default
         return handler(args)
     except (RunInterrupted, KeyboardInterrupt) as exc:
         note = str(exc) or "checkpoints are saved; rerun the command or 'advise resume --all'"

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.cli_common import EXIT_AWAITING_APPROVAL, EXIT_OK, Formatter
+from pipeline.config import WORKSPACE, add_settings
 
 if TYPE_CHECKING:
     from pipeline.context import WorkflowContext
@@ -57,9 +58,13 @@ def _add_decision(sub: argparse._SubParsersAction, verdict: str) -> None:  # typ
     p.add_argument(
         "--term", action="append", default=[], help="only this term (repeatable; default: all)"
     )
-    p.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
     p.add_argument("--json", action="store_true", help="print the decision as JSON")
+    add_settings(p, WORKSPACE)
     p.set_defaults(handler=_cmd_decide, verdict=verdict)
+
+
+def verb_of(args: argparse.Namespace) -> str:
+    return "approve" if args.verdict == "approved" else "deny"
 
 
 def add_approve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -75,8 +80,11 @@ def _cmd_decide(args: argparse.Namespace) -> int:
 
     from agents.negotiation import approval_line
     from pipeline.approvals import decide
+    from pipeline.logs import configure_logging, log_file
     from pipeline.store import CheckpointStore
 
+    # The id is not in the log's name: it is not checked yet (decide refuses an unsafe one).
+    configure_logging("warning", json_path=log_file(Path(args.log_dir), verb_of(args)))
     ctx = decide(
         CheckpointStore(Path(args.state_dir)),
         args.id,

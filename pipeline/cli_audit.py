@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.cli_common import EXIT_OK, Formatter, positive
+from pipeline.config import add_settings
 
 if TYPE_CHECKING:
     from agents.advice.nearby import CloseProgram, CloseReport
@@ -77,7 +78,6 @@ def add_audit(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         metavar="KINDS",
         help="kinds of program --close considers, comma-separated, from: " + ", ".join(CLOSE_KINDS),
     )
-    p.add_argument("--catalog", help="catalog JSON file (default: the bundled sample)")
     shape = p.add_mutually_exclusive_group()
     shape.add_argument("--json", action="store_true", help="print the audit as JSON")
     shape.add_argument(
@@ -85,9 +85,7 @@ def add_audit(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
     )
     shape.add_argument("--md", action="store_true", help="the audit worksheet as Markdown")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
-    p.add_argument(
-        "--templates", metavar="DIR", help="directory of templates overriding the shipped ones"
-    )
+    add_settings(p, ("catalog", "templates"))
     p.set_defaults(handler=_cmd_audit)
 
 

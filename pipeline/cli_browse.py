@@ -21,11 +21,15 @@ def add_catalog_source(
     p: argparse.ArgumentParser, *, required: bool = False, what: str = _SOURCE_HELP
 ) -> None:
     """The catalog a subcommand reads: the positional ``PATH`` or ``--catalog PATH`` (one of
-    them; both naming different files is a usage error). Without either the bundled sample
-    is read, unless ``required``."""
-    default = "" if required else " (default: the bundled sample)"
+    them; both naming different files is a usage error). Without either the workspace's
+    catalog is read (``ADVISE_CATALOG`` or ``catalog`` in advise.toml, ``pipeline.config``),
+    else the bundled sample, unless ``required``."""
+    from pipeline.config import add_config_flag
+
+    default = "" if required else " (default: the workspace's catalog, else the bundled sample)"
     p.add_argument("path", nargs="?", metavar="PATH", help=f"{what}{default}")
     p.add_argument("--catalog", dest="catalog_option", metavar="PATH", help="the same as PATH")
+    add_config_flag(p)
     p.set_defaults(catalog_required=required, usage_error=p.error)
 
 
@@ -39,7 +43,11 @@ def catalog_source(args: argparse.Namespace) -> str | None:
         )
     if not given and args.catalog_required:
         args.usage_error("no catalog given: pass PATH or --catalog PATH")
-    return given[0] if given else None
+    if not given:
+        from pipeline.config import configured_catalog
+
+        return configured_catalog(args.config)
+    return given[0]
 
 
 def _load(args: argparse.Namespace) -> Catalog:

@@ -104,6 +104,7 @@ def _add_authoring(csub: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="overwrite a non-empty directory, removing program and document files "
         "that are not in the catalog",
     )
+    e.add_argument("--json", action="store_true", help="print the files written as JSON")
     e.set_defaults(handler=_cmd_catalog_export)
     m = csub.add_parser(
         "migrate",
@@ -119,6 +120,7 @@ def _add_authoring(csub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     add_catalog_source(m, required=True)
     m.add_argument("-o", "--output", help="JSON file to write (required for a JSON file)")
+    m.add_argument("--json", action="store_true", help="print what was done as JSON")
     m.set_defaults(handler=_cmd_catalog_migrate)
 
 
@@ -139,7 +141,11 @@ def _cmd_catalog_export(args: argparse.Namespace) -> int:
 
     source = catalog_source(args)
     written = export_catalog(load_catalog(source), args.directory, force=args.force)
-    print(f"{args.directory}: wrote {len(written)} files from {source}")
+    if args.json:
+        files = [str(p) for p in written]
+        print(json.dumps({"directory": args.directory, "source": source, "files": files}))
+    else:
+        print(f"{args.directory}: wrote {len(written)} files from {source}")
     return EXIT_OK
 
 
@@ -148,8 +154,12 @@ def _cmd_catalog_migrate(args: argparse.Namespace) -> int:
 
     source = catalog_source(args)
     assert source is not None  # required: catalog_source exits without one
-    for line in migrate_catalog(source, args.output):
-        print(line)
+    lines = list(migrate_catalog(source, args.output))
+    if args.json:
+        print(json.dumps({"source": source, "output": args.output, "done": lines}))
+    else:
+        for line in lines:
+            print(line)
     return EXIT_OK
 
 

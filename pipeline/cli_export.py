@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 
 from agents.errors import ExportError
 from pipeline.cli_common import EXIT_OK, Formatter
+from pipeline.config import WORKSPACE, add_settings
 
 if TYPE_CHECKING:
     from agents.artifacts import Recommendation
@@ -52,10 +53,7 @@ def add_export(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "-o", "--output", metavar="FILE", help="file to write (default: <out-dir>/<id>.<format>)"
     )
-    p.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
-    p.add_argument("--out-dir", default="out", help="the run's output directory (default: out)")
-    p.add_argument("--catalog", help="catalog JSON file or directory (default: the one the "
-                   "request ran with)")  # fmt: skip
+    p.add_argument("--json", action="store_true", help="print what was written as JSON")
     p.add_argument(
         "--pdf-engine",
         choices=PDF_ENGINES,
@@ -69,12 +67,19 @@ def add_export(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="with --pdf-engine chromium: the Chromium or Chrome to print with (default: "
         "the first one found on PATH)",
     )
+    add_settings(p, WORKSPACE)
     p.set_defaults(handler=_cmd_export)
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from agents.files import atomic_write, ensure_dir
+    import json
 
+    import structlog
+
+    from agents.files import atomic_write, ensure_dir
+    from pipeline.logs import configure_logging, log_file
+
+    configure_logging("warning", json_path=log_file(Path(args.log_dir), "export"))
     state_dir, out_dir = Path(args.state_dir), Path(args.out_dir)
     ctx = finished(args.id, state_dir)
     fmt: ExportFormat = args.format
@@ -94,7 +99,16 @@ def _cmd_export(args: argparse.Namespace) -> int:
         data, note = _plan_file(fmt, ctx, rec, _catalog(ctx, args.catalog))
     ensure_dir(target.parent)
     atomic_write(target, data)
-    print(f"{ctx.request_id}: wrote {target}{note}")
+    structlog.get_logger(__name__).info(
+        "export.written", request_id=ctx.request_id, format=fmt, path=str(target)
+    )
+    if args.json:
+        said = note.strip().strip("()")
+        print(
+            json.dumps({"id": ctx.request_id, "format": fmt, "output": str(target), "note": said})
+        )
+    else:
+        print(f"{ctx.request_id}: wrote {target}{note}")
     return EXIT_OK
 
 

@@ -17,7 +17,6 @@ from pipeline.cli_common import (
     EXIT_USAGE,
     Formatter,
     alternatives_option,
-    positive,
     seconds,
 )
 from pipeline.errors import CheckpointMissingError, ExitCode, RequestInputError
@@ -40,20 +39,9 @@ exit codes (all pipeline commands):
 
 
 def _engine_options(p: argparse.ArgumentParser, *, batch: bool = False) -> None:
-    g = p.add_argument_group("engine options")
-    g.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
-    g.add_argument("--out-dir", default="out", help="output directory (default: out)")
-    g.add_argument("--log-dir", default="logs", help="JSON-lines log directory (default: logs)")
-    g.add_argument(
-        "--catalog",
-        help="catalog JSON file or directory (default: each request's own - the one its "
-        "checkpoint was made with - else the bundled sample)",
-    )
-    g.add_argument(
-        "--backend", choices=("offline", "gemini"), default="offline", help="LLM backend"
-    )
-    g.add_argument("--model", help="LLM model name (gemini backend)")
-    g.add_argument("--max-rounds", type=positive, default=3, help="negotiation rounds (default: 3)")
+    from pipeline.config import ENGINE, RUNNING, add_settings
+
+    g = add_settings(p, (*RUNNING, *ENGINE) if batch else RUNNING, title="engine options")
     g.add_argument(
         "--force",
         action="store_true",
@@ -69,18 +57,6 @@ def _engine_options(p: argparse.ArgumentParser, *, batch: bool = False) -> None:
         "configuration instead of rerunning it (default: rerun, keeping .prev outputs)",
     )
     g.add_argument(
-        "--exceptions",
-        metavar="DIR",
-        help="directory of advisor exceptions files: DIR/<student id>.json is merged into "
-        "that student's record (see exceptions.schema.json)",
-    )
-    g.add_argument(
-        "--templates",
-        metavar="DIR",
-        help="directory of report templates (letter.txt.j2, report.html.j2, ...) overriding "
-        "the shipped ones; see 'Report templates' in docs/outputs.md",
-    )
-    g.add_argument(
         "--no-wait",
         action="store_true",
         help="dry run: approvals a request needs (e.g. an overload) are recorded as denied "
@@ -91,26 +67,6 @@ def _engine_options(p: argparse.ArgumentParser, *, batch: bool = False) -> None:
     g.add_argument("-v", "--verbose", action="count", default=0, help="-v info, -vv debug")
     g.add_argument("--json", action="store_true", help="print the result as JSON")
     if batch:
-        g.add_argument(
-            "--workers",
-            type=positive,
-            default=1,
-            help="worker processes, or Ray actors with --engine ray (default: 1)",
-        )
-        g.add_argument(
-            "--engine",
-            choices=("process", "ray"),
-            default="process",
-            help="where requests run: 'process' (worker processes on this machine) or 'ray' "
-            "(a local Ray instance, or the cluster at --ray-address; needs the ray extra: "
-            "pip install -e '.[ray]') (default: process)",
-        )
-        g.add_argument(
-            "--ray-address",
-            metavar="ADDR",
-            help="with --engine ray: the Ray cluster to connect to (e.g. ray://head:10001 or "
-            "'auto'); checkpoints and outputs must then be on storage every node shares",
-        )
         g.add_argument(
             "-q",
             "--quiet",
@@ -154,7 +110,9 @@ def add_batch(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         "stale ones (finished under another\ncatalog or configuration; old outputs kept as "
         ".prev) and resumes the rest. Writes out/<id>.*, this run's\n"
         "out/summaries/<run-id>.jsonl, the merged out/batch-summary.jsonl (latest line "
-        "per\nrequest), and prints a summary table.\n\nexamples:\n"
+        "per\nrequest), and prints a summary table. With --templates, the finished requests it "
+        "skips get\ntheir outputs written again with those templates (no stage runs; see "
+        "'advise render').\n\nexamples:\n"
         "  advise batch demos/requests.jsonl --workers 2\n"
         "  advise batch demos/requests.jsonl --engine ray --workers 2   # pip install -e '.[ray]'\n"
         "  head -n 5 demos/requests.jsonl | advise batch - --json\n\n" + _ENGINE_HELP,
@@ -333,13 +291,19 @@ def _batch(args: argparse.Namespace, opts: RunOptions, items: Any, total: int | 
     return int(report.exit_code)
 
 
-def _engine_problem(opts: RunOptions) -> int | None:
+def _engine_problem(opts: RunOptions, args: argparse.Namespace) -> int | None:
     """Fail fast, before any log or catalog: a Ray address without ``--engine ray`` is a
     usage error (exit 2); ``--engine ray`` without Ray installed raises
     RayUnavailableError (exit 2), which says how to install it."""
     if opts.ray_address and opts.engine != "ray":
-        print(f"error: --ray-address {opts.ray_address!r} needs --engine ray",
-              file=sys.stderr)  # fmt: skip
+        resolved = getattr(args, "settings_resolved", {}).get("ray_address")
+        message = f"--ray-address {opts.ray_address!r} needs --engine ray"
+        if resolved is not None and resolved.source in ("env", "file"):
+            message = (
+                f"ray_address {opts.ray_address!r} ({resolved.where}) needs engine ray: "
+                '--engine ray, ADVISE_ENGINE=ray or engine = "ray" in advise.toml'
+            )
+        print(f"error: {message}", file=sys.stderr)
         return EXIT_USAGE
     if opts.engine == "ray":
         import pipeline.ray_engine  # noqa: F401
@@ -350,7 +314,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     from pipeline.batch_input import input_items
 
     opts = _options(args)
-    if (problem := _engine_problem(opts)) is not None:
+    if (problem := _engine_problem(opts, args)) is not None:
         return problem
     items, total = input_items(args.input)
     opts = _prepare(_start_logs(opts, args.log_dir, "batch", None))
@@ -367,7 +331,7 @@ def _cmd_resume(args: argparse.Namespace) -> int:
     opts = _options(args)
     store = CheckpointStore(opts.state_dir)
     if args.all:
-        if (problem := _engine_problem(opts)) is not None:
+        if (problem := _engine_problem(opts, args)) is not None:
             return problem
         opts = _prepare(_start_logs(opts, args.log_dir, "resume", None))
         known = CatalogFingerprints.of_command(opts.current, opts.catalog)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipeline.cli_common import EXIT_OK, Formatter, console
+from pipeline.config import CONFIGURATION, WORKSPACE, add_settings
 from pipeline.errors import CatalogSourceMissingError, CheckpointMissingError
 from pipeline.terminal import one_line, printable
 
@@ -38,7 +39,6 @@ def add_status(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "'catalog_missing'.\n\n"
         "examples:\n  advise status\n  advise status --state failed\n  advise status --json",
     )
-    p.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
     p.add_argument(
         "--state",
         dest="only",
@@ -48,17 +48,13 @@ def add_status(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "'catalog_missing' or 'unreadable')",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    g = p.add_argument_group(
-        "current configuration (a finished request made under another is listed as 'stale')"
+    add_settings(
+        p,
+        (*WORKSPACE, *CONFIGURATION),
+        title="workspace and current configuration (a finished request made under another "
+        "is listed as 'stale'; --catalog judges every request against that catalog)",
     )
-    g.add_argument(
-        "--catalog",
-        help="judge every request against this catalog (default: each request's own)",
-    )
-    g.add_argument("--backend", choices=("offline", "gemini"), default="offline")
-    g.add_argument("--model", help="LLM model name (gemini backend)")
-    g.add_argument("--max-rounds", type=int, default=3, help="negotiation rounds (default: 3)")
-    g.add_argument("--stages", default="real", help=argparse.SUPPRESS)  # tests only
+    p.add_argument("--stages", default="real", help=argparse.SUPPRESS)  # tests only
     p.set_defaults(handler=_cmd_status)
 
 
@@ -88,8 +84,8 @@ def add_show(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "  advise show add-cs-minor --json",
     )
     p.add_argument("id", help="request id")
-    p.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
     p.add_argument("--json", action="store_true", help="print the workflow context as JSON")
+    add_settings(p, WORKSPACE)
     p.set_defaults(handler=_cmd_show)
 
 
@@ -99,8 +95,10 @@ def add_diagram(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         help="print the state machine as a mermaid diagram",
         formatter_class=Formatter,
         description="Print the pipeline's state machine as mermaid (stateDiagram-v2), drawn "
-        "by transitions\nfrom the transition table.\n\nexample:\n  advise diagram > machine.mmd",
+        "by transitions\nfrom the transition table.\n\nexamples:\n  advise diagram > machine.mmd\n"
+        "  advise diagram --json",
     )
+    p.add_argument("--json", action="store_true", help='print {"mermaid": TEXT}')
     p.set_defaults(handler=_cmd_diagram)
 
 
@@ -123,8 +121,11 @@ def _cmd_status(args: argparse.Namespace) -> int:
         stages=args.stages,
     )
     known = CatalogFingerprints.of_command(current, args.catalog)
+    from pipeline.outputs import outputs_present
+
     counts: dict[str, int] = {}
     rows: list[dict[str, Any]] = []
+    missing: list[str] = []  # finished, but no outputs in --out-dir ('advise render' writes them)
     for rid in store.ids():
         summary = store.summary(rid) or CheckpointSummary(request_id=rid)
         state = summary.state.value if summary.state is not None else UNREADABLE
@@ -135,11 +136,14 @@ def _cmd_status(args: argparse.Namespace) -> int:
         except CatalogSourceMissingError:
             state = CATALOG_MISSING
         counts[state] = counts.get(state, 0) + 1
+        if state == State.done.value and not outputs_present(Path(args.out_dir), rid):
+            missing.append(rid)
         if args.only and state != args.only:
             continue
         rows.append(_row(summary, state))
     if args.json:
-        print(json.dumps({"counts": dict(sorted(counts.items())), "requests": rows}))
+        listing = {"counts": dict(sorted(counts.items())), "requests": rows}
+        print(json.dumps({**listing, "outputs_missing": missing}))
         return EXIT_OK
     out = console()
     listed = ", ".join(f"{state} {n}" for state, n in sorted(counts.items())) or "none"
@@ -160,6 +164,12 @@ def _cmd_status(args: argparse.Namespace) -> int:
         note = ("catalog_missing: the catalog it ran with is gone; restore it, or name one: "
                 "'advise resume ID --catalog PATH'")  # fmt: skip
         out.print(note, markup=False, highlight=False)
+    if missing:
+        note = (
+            f"outputs missing: {len(missing)} finished request(s) have no report in "
+            f"{args.out_dir}; 'advise render --all' writes them from their checkpoints"
+        )
+        out.print(printable(note), markup=False, highlight=False)
     return EXIT_OK
 
 
@@ -191,7 +201,24 @@ def _cmd_show(args: argparse.Namespace) -> int:
         print(ctx.model_dump_json(indent=2))
     else:
         print(describe(_name_on_one_line(ctx)))
+        _print_outputs(ctx, Path(args.out_dir))
     return EXIT_OK
+
+
+def _print_outputs(ctx: WorkflowContext, out_dir: Path) -> None:
+    """Where a finished request's reports are (``--out-dir``), or how to write them."""
+    from pipeline.context import State
+    from pipeline.outputs import OUTPUT_SUFFIXES
+
+    if ctx.state is not State.done:
+        return
+    files = [out_dir / f"{ctx.request_id}{suffix}" for suffix in OUTPUT_SUFFIXES]
+    present = [str(f) for f in files if f.is_file()]
+    if len(present) == len(files):
+        print(printable(f"outputs: {', '.join(present)}"))
+    else:
+        print(printable(f"outputs: not all in {out_dir}; 'advise render {ctx.request_id}' "
+                        "writes them from the checkpoint"))  # fmt: skip
 
 
 def _name_on_one_line(ctx: WorkflowContext) -> WorkflowContext:
@@ -205,5 +232,5 @@ def _name_on_one_line(ctx: WorkflowContext) -> WorkflowContext:
 def _cmd_diagram(args: argparse.Namespace) -> int:
     from pipeline.machine import mermaid
 
-    print(mermaid())
+    print(json.dumps({"mermaid": mermaid()}) if args.json else mermaid())
     return EXIT_OK

@@ -7,6 +7,7 @@ PipelineError             the engine (pipeline/): machine, checkpoints, locks, i
  ├── TransitionRefusedError    a trigger that did not move the machine
  ├── UnsafeRequestIdError      a request id that is not a safe file name
  ├── RequestInputError         a request file, line or batch input that cannot be used
+ ├── ConfigError               a workspace setting (advise.toml, ADVISE_*) that cannot be used
  ├── CheckpointError           a checkpoint that cannot be used
  │    ├── CorruptCheckpointError     unreadable; moved aside, never overwritten
  │    ├── CheckpointVersionError     written by another schema version
@@ -38,6 +39,7 @@ __all__ = [
     "CheckpointError",
     "CheckpointMissingError",
     "CheckpointVersionError",
+    "ConfigError",
     "CorruptCheckpointError",
     "ExitCode",
     "FingerprintMismatchError",
@@ -118,6 +120,11 @@ class UnsafeRequestIdError(PipelineError, ValueError):
 
 class RequestInputError(PipelineError):
     """A request file, batch line or batch input that cannot be used."""
+
+
+class ConfigError(PipelineError):
+    """A workspace setting that cannot be used: the file and line or the environment
+    variable, the key, the value and the fix (``pipeline.config``)."""
 
 
 class CheckpointError(PipelineError):

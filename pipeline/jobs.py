@@ -184,6 +184,19 @@ class WorkerState:
             return None, False
         return summary, False
 
+    def _rerender(self, rid: str, catalog: str | None) -> None:
+        """Write a skipped (finished) request's outputs again with the batch's templates,
+        replacing only the files that change (``pipeline.rerender``); no stage runs."""
+        from agents.reports import use_templates
+        from pipeline.rerender import rerender_loaded
+
+        factory, stages = self._tools(catalog)
+        with self.store.lock(rid), use_templates(self.opts.templates):
+            ctx = self.store.load(rid)
+            if ctx is not None and ctx.state is State.done:
+                written = rerender_loaded(ctx, factory.catalog, stages, self.opts.out_dir)
+                log.info("job.rerendered", request_id=rid, files=[str(p) for p in written])
+
     def process(self, job: Job) -> JobResult:
         """Run one job; never raises for a request's own problems (they go in the result)."""
         started = time.perf_counter()
@@ -203,6 +216,8 @@ class WorkerState:
             catalog = catalog_for(rid, own, self.opts.catalog)
             summary, stale = self._check(request, saved, self._known().of(catalog))
             if summary is not None:
+                if self.opts.templates is not None:  # an office's templates: its reports too
+                    self._rerender(rid, catalog)
                 return JobResult.skipped(summary, source=job.source)
             if source_of(catalog) not in self._factories:  # loading is not any request's time
                 setup = time.perf_counter()

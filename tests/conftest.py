@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agents.llm.gemini import GeminiBackend
+from pipeline.config import CONFIG_ENV, KEYS
 from pipeline.logs import configure_logging
 from tests.fake_gemini import FakeGemini
 from tests.fake_stages import Harness
@@ -26,6 +27,11 @@ configure_logging("warning", stream=sys.stderr)
 _CATALOG_CACHE = tempfile.mkdtemp(prefix="advise-test-cache-")
 os.environ.setdefault("ADVISE_CATALOG_CACHE_DIR", _CATALOG_CACHE)
 atexit.register(shutil.rmtree, _CATALOG_CACHE, True)
+
+# The workspace settings of whoever runs the tests (ADVISE_STATE_DIR, ADVISE_CONFIG, ...,
+# pipeline.config) must not reach the commands the tests run.
+for _name in [CONFIG_ENV, *(key.env for key in KEYS.values())]:
+    os.environ.pop(_name, None)
 
 
 @pytest.fixture(autouse=True)

@@ -72,7 +72,11 @@ def test_status_accepts_every_listed_state(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["status", "--state", state, "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"counts": {}, "requests": []}
+    assert json.loads(capsys.readouterr().out) == {
+        "counts": {},
+        "requests": [],
+        "outputs_missing": [],
+    }
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:

@@ -162,6 +162,7 @@ def test_status_lists_broken_checkpoints_as_unreadable_and_leaves_them(
              "failed_stage": None, "updated_at": "2026-01-02 03:04:05",
              "catalog": "(not recorded)"},
         ],
+        "outputs_missing": [],
     }  # fmt: skip
     assert sorted(p.name for p in state.iterdir()) == ["u1.json", "u2.json"]
 

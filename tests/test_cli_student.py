@@ -78,6 +78,17 @@ def test_import_reports_what_it_wrote_and_derived(
         "is 2026-2027; pass --catalog-year to change)",
         "note: 21-120 in S2025: 8 units on the transcript, 10 in the catalog; the record keeps "
         "the transcript's.",
+        "not used (5):",
+        "  TransmissionData (1 element at line 8, TransmissionData): the document's "
+        "transmission header, not about the student",
+        "  CourseTitle (24 elements, first at line 38, AcademicRecord[1]/Course[1]/CourseTitle): "
+        "titles are the catalog's",
+        "  SessionType (4 elements, first at line 53, AcademicRecord[1]/AcademicSession[1]/"
+        "AcademicSessionDetail/SessionType): the catalog's calendar says which term a session is",
+        "  AcademicProgram (1 element at line 195, AcademicRecord[2]/AcademicProgram[1]): "
+        "programs are read from the first record that lists any (the sender's)",
+        "  GPA (1 element at line 201, AcademicRecord[2]/AcademicSummary[1]/GPA): only the "
+        "cumulative GPA of the sender's record is read",
     ]
     expected = import_transcript(DEMOS / "stat-transfer.xml", load_catalog()).record
     assert load_student(out) == expected

@@ -188,14 +188,15 @@ def test_unknown_credit_source(tmp_path: Path, catalog: Catalog) -> None:
 def test_missing_column(tmp_path: Path, catalog: Catalog) -> None:
     assert refused(tmp_path, catalog, b"term,course,grade\nF2024,15-112,A\n") == [
         "line 1: missing column 'credits'; the header must name term, course, grade, credits "
-        "(optional: source, title)"
+        "(optional: source, title, institution, student_id, student_name, programs)"
     ]
 
 
 def test_no_header(tmp_path: Path, catalog: Catalog) -> None:
     assert refused(tmp_path, catalog, b"\nF2024,15-112,A,12\n") == [
         "line 2: no header: the first line must name the columns term, course, grade, "
-        "credits (optional: source, title); it reads 'F2024,15-112,A,12'"
+        "credits (optional: source, title, institution, student_id, student_name, programs); it "
+        "reads 'F2024,15-112,A,12'"
     ]
 
 
@@ -203,7 +204,8 @@ def test_unknown_and_repeated_columns(tmp_path: Path, catalog: Catalog) -> None:
     data = b"Term,Course,Grade,Credits,Instructor,grade\n"
     assert refused(tmp_path, catalog, data) == [
         "line 1: unknown column 'Instructor'; the columns are term, course, grade, credits "
-        "(optional: source, title) - rename or remove it",
+        "(optional: source, title, institution, student_id, student_name, programs) - rename or "
+        "remove it",
         "line 1: column 'grade' is named twice; keep one",
     ]
 

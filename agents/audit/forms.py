@@ -89,22 +89,25 @@ class Forms:
 
     def caps_of(self, req: CourseSetRequirement, course: str) -> tuple[int, ...]:
         """Indexes of the caps of ``req`` whose selector matches ``course``."""
-        key = (id(req), course)
-        hit = self._caps.get(key)
-        if hit is None:
-            c = self.catalog.course_by_code[course]
-            hit = tuple(i for i, cap in enumerate(req.caps) if cap.matches(c))
-            self._caps[key] = hit
-        return hit
+        return self._matching(self._caps, req, req.caps, course)
 
     def minimums_of(self, req: CourseSetRequirement, course: str) -> tuple[int, ...]:
         """Indexes of the minimums of ``req`` whose selector matches ``course``."""
+        return self._matching(self._mins, req, req.minimums, course)
+
+    def _matching(
+        self,
+        memo: dict[tuple[int, str], tuple[int, ...]],
+        req: CourseSetRequirement,
+        selectors: Sequence[CourseCap] | Sequence[CourseMinimum],
+        course: str,
+    ) -> tuple[int, ...]:
         key = (id(req), course)
-        hit = self._mins.get(key)
+        hit = memo.get(key)
         if hit is None:
             c = self.catalog.course_by_code[course]
-            hit = tuple(i for i, low in enumerate(req.minimums) if low.matches(c))
-            self._mins[key] = hit
+            hit = tuple(i for i, sel in enumerate(selectors) if sel.matches(c))
+            memo[key] = hit
         return hit
 
     def subject(self, opt: Option) -> str:

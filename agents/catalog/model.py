@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import (
     Field,
     ModelWrapValidatorHandler,
+    PositiveFloat,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -90,6 +91,22 @@ class Institution(CatalogModel):
 
     name: str = Field(description="Institution name.")
     unit_name: str = Field(default="units", description="What credits are called.")
+    credit_unit: str | None = Field(
+        default=None,
+        min_length=1,
+        exclude_if=lambda v: v is None,  # written only when given: catalogs without it as before
+        description="The transcript credit unit the catalog's credits are, as PESC "
+        "CourseCreditUnits writes it ('Quarter', 'Semester', 'Units'): transcript credits in "
+        "it (or in unit_name) are taken as they are (version 3). None: only unit_name.",
+    )
+    credit_conversion: dict[str, PositiveFloat] = Field(
+        default_factory=dict,
+        exclude_if=lambda v: not v,
+        description="Catalog credits per one transcript credit of another unit, by PESC "
+        "CourseCreditUnits code: {'Semester': 1.5} on a quarter catalog (version 3). "
+        "Transcript credits in a unit neither listed nor the catalog's own keep their course "
+        "out, reported.",
+    )
 
 
 class Catalog(CatalogModel):
@@ -163,6 +180,16 @@ class Catalog(CatalogModel):
                 "version 3; set schema_version to 3 (`advise catalog migrate` does it)"
             )
         return value
+
+    @model_validator(mode="after")
+    def _v3_credit_units(self) -> Catalog:
+        inst = self.institution
+        if self.schema_version == 2 and (inst.credit_unit or inst.credit_conversion):
+            raise ValueError(
+                "institution.credit_unit and credit_conversion are new in catalog format "
+                "version 3; set schema_version to 3 (`advise catalog migrate` does it)"
+            )
+        return self
 
     @model_validator(mode="wrap")
     @classmethod

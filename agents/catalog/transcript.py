@@ -67,6 +67,7 @@ PASS_FAIL_GRADES = frozenset({"P", "NP", "S", "U", "CR", "NC"})
 """Grades given only to courses taken pass/fail; those of the catalog's scale set
 ``CourseAttempt.pass_fail``."""
 
+_TERM_WORDS = ("semester", "quarter", "trimester", "term", "session")
 _DESIGNATOR = re.compile(r"^([0-9]{4})-([0-9]{2})(?:-[0-9]{2})?$")
 
 
@@ -108,14 +109,26 @@ class TranscriptCourse:
     source: Cell | None  # where the credit came from; None: taken here
     in_progress: bool
     at: Cell  # the whole line or Course element, for problems about the course itself
+    credit_unit: Cell | None = None  # PESC CourseCreditUnits ('Semester'); None: the catalog's
+    dates: SessionDates | None = None  # the session's first and last day, when given
+    institution: Cell | None = None  # another school's name: a transfer course of it
+
+
+@dataclass(frozen=True)
+class SessionDates:
+    """A session's first and last day as the transcript gives them (YYYY-MM-DD)."""
+
+    begin: Cell | None
+    end: Cell | None
 
 
 @dataclass(frozen=True)
 class TranscriptProgram:
     """A program the transcript names, and the kind it says it is ('Major', 'Minor')."""
 
-    text: Cell
+    text: Cell  # the name (else the code)
     kind: str | None = None
+    code: Cell | None = None  # the program's code when the name is given too
 
 
 @dataclass(frozen=True)
@@ -130,6 +143,7 @@ class Transcript:
     programs: tuple[TranscriptProgram, ...] = ()
     gpa: Cell | None = None
     problems: tuple[Problem, ...] = ()  # lines the reader could not make a course of
+    ignored: tuple[str, ...] = ()  # what the file says that nothing was read from, and why
 
 
 def source_of(word: str) -> AttemptSource | None:
@@ -145,7 +159,16 @@ def read_term(text: str, calendar: Calendar) -> Term:
         try:
             return calendar.parse(text)
         except TermError as exc:
-            raise TermError(f"{exc}, or a date such as '2026-09'") from None
+            error = exc
+        # 'Spring Quarter 2024', 'Fall Semester 2023': the kind's name with the term word.
+        words = {calendar.system, calendar.term_word or "", *_TERM_WORDS} - {""}
+        kept = [w for w in text.split() if w.casefold() not in words]
+        if kept and len(kept) < len(text.split()):
+            try:
+                return calendar.parse(" ".join(kept))
+            except TermError:
+                pass
+        raise TermError(f"{error}, or a date such as '2026-09'") from None
     year, month = int(m.group(1)), int(m.group(2))
     kind = calendar.kind_for_month(month) if 1 <= month <= 12 else None
     if kind is None:

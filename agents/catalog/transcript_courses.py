@@ -9,12 +9,18 @@
   progress means no grade (a grade as well is a problem); a pass/fail grade
   (``PASS_FAIL_GRADES``) that the catalog keeps out of the GPA sets ``pass_fail`` (UNSW's
   CR is a graded mark, not pass/fail credit);
-- the term is read with the catalog's calendar (``read_term``); a course taken here needs
-  one, transfer, AP and exam credit without one takes the start term (``term`` None);
-- credits must be a number with at most two decimals; credits that differ from the
-  catalog's units become the attempt's ``units``, with a note (0 credits is accepted only
-  with a grade that earns none, and then the catalog's units stand);
-- the credit source must be one of ``SOURCE_WORDS``.
+- the term is read with the catalog's calendar (``read_term``); a session's dates, when
+  given, place it in the term they fall in and win over its name, a disagreement noted
+  (``agents.catalog.transcript_terms``); a course taken here needs one, transfer, AP and
+  exam credit without one takes the start term (``term`` None);
+- credits must be a number with at most two decimals, in the catalog's unit once converted
+  from the transcript's (``agents.catalog.transcript_units``); credits that differ from
+  the catalog's units become the attempt's ``units``, with a note (0 credits is accepted
+  only with a grade that earns none, and then the catalog's units stand);
+- the credit source must be one of ``SOURCE_WORDS``;
+- with a transfer equivalency table (``agents.catalog.transcript_transfer``), a course of
+  another school is the catalog course its row names (or elective credit, noted and kept
+  out of the record: it is no catalog course); one with no row is reported and kept out.
 
 A value that fails is a ``Problem`` at its cell and the course is kept out; a term that
 cannot be read is reported once, naming every course of it.
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from pathlib import Path
 from typing import Any, Literal
 
 from agents.catalog.codes import code_key
@@ -42,7 +49,12 @@ from agents.catalog.transcript import (
     read_term,
     source_of,
 )
+from agents.catalog.transcript_terms import read_by_dates
+from agents.catalog.transcript_transfer import Equivalency, TransferTable
+from agents.catalog.transcript_units import convert
 from agents.errors import TermError, UnknownCourseError
+
+_TermKey = tuple[tuple[Cell, ...], object]  # a course's term cells and session dates
 
 
 @dataclass
@@ -56,6 +68,7 @@ class CheckedCourse:
     units: float | None  # None: the catalog's units
     at: Cell
     pass_fail: bool = False  # a pass/fail grade the catalog keeps out of the GPA
+    origin: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # its session's names, dates
 
     def attempt(self) -> dict[str, Any]:
         """The ``CourseAttempt`` as record JSON (the term must be known by now)."""
@@ -77,11 +90,14 @@ class CourseChecker:
     """Checks course lines against ``catalog``, gathering problems and notes."""
 
     catalog: Catalog
+    transfer: TransferTable | None = None
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # terms that disagree, credits that differ
     units_notes: list[str] = field(default_factory=list)  # credits that differ (for the record)
-    term_failures: dict[tuple[Cell, ...], tuple[int, str, list[str]]] = field(default_factory=dict)
-    term_memo: dict[tuple[Cell, ...], Term] = field(default_factory=dict)
+    ignored: list[str] = field(default_factory=list)  # values not checked, and why
+    term_failures: dict[_TermKey, tuple[int, str, list[str]]] = field(default_factory=dict)
+    term_memo: dict[_TermKey, Term] = field(default_factory=dict)
+    seen_units: set[str] = field(default_factory=set)
 
     def check(self, courses: tuple[TranscriptCourse, ...]) -> list[CheckedCourse]:
         """The courses that pass every check, in transcript order."""
@@ -93,13 +109,23 @@ class CourseChecker:
         return rows
 
     def drop_repeats(self, rows: list[CheckedCourse]) -> list[CheckedCourse]:
-        """``rows`` without a course listed twice in one term (the later one reported)."""
+        """``rows`` without a course listed twice in one term (the later one reported). Two
+        sessions that both fall in one term are not one listing: a course in each is a
+        retake, kept, and the collision noted - a wrong term must not drop an attempt."""
         seen: dict[tuple[str, str], CheckedCourse] = {}
         kept = []
         for r in rows:
             key = (r.course, _code(r.term))
             first = seen.setdefault(key, r)
             if first is r:
+                kept.append(r)
+                continue
+            if r.origin[0] and first.origin[0] and r.origin != first.origin:
+                self.notes.append(
+                    f"{r.course} is listed in two sessions that both fall in {key[1]} "
+                    f"({first.at.where} and {r.at.where}): both attempts are kept; check the "
+                    "sessions' names and dates"
+                )
                 kept.append(r)
                 continue
             where = f"line {first.at.line}" if first.at.line else first.at.where
@@ -112,7 +138,14 @@ class CourseChecker:
     def _course(self, c: TranscriptCourse) -> CheckedCourse | None:
         label = c.code.value
         before = len(self.problems)
-        code = self._code(c.code, label)
+        equivalent: Equivalency | None = None
+        if self.transfer is not None and c.institution is not None:
+            equivalent = self._equivalent(c, label)
+            if equivalent is None or equivalent.local is None:
+                return None
+            code: str | None = equivalent.local
+        else:
+            code = self._code(c.code, label)
         source: AttemptSource | None = "institution"
         if c.source is not None:
             source = source_of(c.source.value)
@@ -121,9 +154,11 @@ class CourseChecker:
                     c.source, f"unknown credit source {c.source.value!r}; expected "
                     f"{SOURCE_HELP}; {label} is left out"
                 )  # fmt: skip
+        if equivalent is not None and source == "institution":
+            source = "transfer"  # taken at another school, whatever its basis says
         term = self._term(c, label, source)
         grade = self._grade(c, label)
-        units = self._units(c, code, grade, label)
+        units = self._units(c, code, grade, label, equivalent)
         if len(self.problems) > before or code is None or source is None or term is None:
             return None
         known = term if isinstance(term, Term) else None
@@ -140,7 +175,35 @@ class CourseChecker:
         # (UNSW's Credit): only a grade the catalog keeps out of the GPA is pass/fail.
         scale = self.catalog.grade_by_symbol
         pass_fail = grade in PASS_FAIL_GRADES and grade in scale and not scale[grade].in_gpa
-        return CheckedCourse(code, known, source, grade, units, c.at, pass_fail)
+        dates = (c.dates.begin, c.dates.end) if c.dates else ()
+        origin = (tuple(t.value for t in c.terms), tuple(d.value for d in dates if d))
+        return CheckedCourse(code, known, source, grade, units, c.at, pass_fail, origin)
+
+    def _equivalent(self, c: TranscriptCourse, label: str) -> Equivalency | None:
+        """The table's row for another school's course (noted), or None (reported)."""
+        assert self.transfer is not None and c.institution is not None
+        school = c.institution.value
+        row = self.transfer.find(school, c.code.value)
+        table = Path(self.transfer.source).name
+        if row is None:
+            self._problem(
+                c.code, f"transfer course {label!r} from {school!r} is not in the equivalency "
+                f"table {table}; add a row (institution, course, local_course, units) for it; "
+                f"{label} is left out"
+            )  # fmt: skip
+            return None
+        if row.local is None:
+            given = c.credits.value if c.credits else "its"
+            units = format_credits(row.units) if row.units is not None else given
+            name = self.catalog.institution.unit_name
+            self.notes.append(
+                f"{label} from {school}: elective credit, {units} {name} "
+                f"({row.shown(table)}); no catalog course, so it is not in the record - an "
+                "advisor exception can count it toward a requirement"
+            )  # fmt: skip
+            return row
+        self.notes.append(f"{label} from {school} counts as {row.local} ({row.shown(table)})")
+        return row
 
     def _problem(self, cell: Cell, message: str) -> None:
         self.problems.append(Problem.at(cell, message))
@@ -169,16 +232,17 @@ class CourseChecker:
         self, c: TranscriptCourse, label: str, source: AttemptSource | None
     ) -> Term | Literal["start"] | None:
         """The course's term; 'start' when it has none but may take the start term; None
-        when it cannot be read (reported once per term cells, naming every course)."""
-        if not c.terms:
+        when it cannot be read (reported once per session, naming every course)."""
+        if not c.terms and c.dates is None:
             if source in (None, "institution"):
                 self._problem(c.at, f"no term given; {label} is left out")
                 return None
             return "start"
-        hit = self.term_memo.get(c.terms)
+        key = (c.terms, c.dates)
+        hit = self.term_memo.get(key)
         if hit is not None:
             return hit
-        failure = self.term_failures.get(c.terms)
+        failure = self.term_failures.get(key)
         if failure is not None:
             failure[2].append(label)
             return None
@@ -189,19 +253,41 @@ class CourseChecker:
                 readings.append((cell, read_term(cell.value, self.catalog.calendar)))
             except TermError as exc:
                 error = error or (cell, exc)
+        by_dates = read_by_dates(c.dates, self.catalog.calendar) if c.dates else None
+        if by_dates is not None and by_dates.term is not None:
+            term = by_dates.term
+            if readings and readings[0][1] != term:
+                cell, named = readings[0]
+                self.notes.append(
+                    f"line {cell.line}: session {cell.where} {cell.value!r} reads as "
+                    f"{named.code} but its dates {by_dates.shown} fall in {term.code} "
+                    f"({by_dates.how}); used {term.code}, the dates"
+                )
+            self.term_memo[key] = term
+            return term
         if not readings:
-            assert error is not None
+            if error is None:  # only dates, and they fit no term
+                assert by_dates is not None and c.dates is not None
+                at = by_dates.bad or c.dates.begin or c.dates.end
+                assert at is not None
+                error = (at, TermError(f"session dates {by_dates.shown}: {by_dates.how}"))
             self.problems.append(Problem.at(error[0], ""))
-            self.term_failures[c.terms] = (len(self.problems) - 1, str(error[1]), [label])
+            self.term_failures[key] = (len(self.problems) - 1, str(error[1]), [label])
             return None
         (first, term), *others = readings
+        if by_dates is not None:
+            self.notes.append(
+                f"line {first.line}: session {first.where} {first.value!r}: its dates "
+                f"{by_dates.shown} place it in no term ({by_dates.how}); used {term.code}, "
+                "the name"
+            )
         for cell, other in others:
             if other != term:
                 self.notes.append(
                     f"line {first.line}: {first.where} {first.value!r} is {term.code} but "
                     f"{cell.where} {cell.value!r} is {other.code}; used {term.code}"
                 )
-        self.term_memo[c.terms] = term
+        self.term_memo[key] = term
         return term
 
     def _grade(self, c: TranscriptCourse, label: str) -> str | None:
@@ -227,9 +313,16 @@ class CourseChecker:
         return grade or None
 
     def _units(
-        self, c: TranscriptCourse, code: str | None, grade: str | None, label: str
+        self,
+        c: TranscriptCourse,
+        code: str | None,
+        grade: str | None,
+        label: str,
+        equivalent: Equivalency | None = None,
     ) -> float | None:
         cell = c.credits
+        if equivalent is not None and equivalent.units is not None:
+            return self._differs(Decimal(str(equivalent.units)), code)
         if cell is None:
             return None
         try:
@@ -242,6 +335,19 @@ class CourseChecker:
                 f"{self.catalog.institution.unit_name} such as 9 or 0.5; {label} is left out"
             )  # fmt: skip
             return None
+        reading = convert(value, c.credit_unit, self.catalog, label)
+        if reading.problem is not None:
+            assert c.credit_unit is not None
+            self._problem(c.credit_unit, reading.problem)
+            return None
+        if reading.note is not None:
+            self.notes.append(reading.note)
+        unit = c.credit_unit
+        if reading.ignored is not None and unit is not None and unit.value not in self.seen_units:
+            self.seen_units.add(unit.value)
+            self.ignored.append(reading.ignored)
+        assert reading.value is not None
+        value = reading.value
         course = self.catalog.course_by_code.get(code or "")
         if course is None:
             return None
@@ -254,7 +360,12 @@ class CourseChecker:
                 f"its credits or leave them blank for the catalog's; {label} is left out"
             )  # fmt: skip
             return None
-        if hundredths(float(value)) == hundredths(course.units):
+        return self._differs(value, code)
+
+    def _differs(self, value: Decimal, code: str | None) -> float | None:
+        """``value`` when it is not the catalog course's units, else None."""
+        course = self.catalog.course_by_code.get(code or "")
+        if course is None or hundredths(float(value)) == hundredths(course.units):
             return None
         return float(value)
 

@@ -45,8 +45,9 @@ from agents.catalog.transcript import (
     read_term,
 )
 from agents.catalog.transcript_courses import CheckedCourse, CourseChecker
-from agents.catalog.transcript_csv import read_csv
+from agents.catalog.transcript_csv import read_csv_students
 from agents.catalog.transcript_pesc import read_pesc
+from agents.catalog.transcript_transfer import TransferTable
 from agents.errors import StudentRecordError, TermError, UnknownProgramError
 
 _YEAR_SPAN = re.compile(r"^([0-9]{4})(\s*[-/]\s*)([0-9]{2}|[0-9]{4})$")
@@ -72,7 +73,8 @@ class ImportResult:
     record: StudentRecord
     problems: tuple[Problem, ...]  # every value not used; its course (if any) is left out
     derived: tuple[str, ...]  # facts not given but derived, each saying how
-    notes: tuple[str, ...]  # credits that differ from the catalog, terms that disagree
+    notes: tuple[str, ...]  # credits that differ or were converted, terms that disagree
+    ignored: tuple[str, ...] = ()  # what the transcript says that was not used, and why
 
     @property
     def clean(self) -> bool:
@@ -84,13 +86,59 @@ def import_transcript(
     catalog: Catalog,
     facts: StudentFacts | None = None,
     format: TranscriptFormat | None = None,
+    transfer: TransferTable | None = None,
 ) -> ImportResult:
     """Read transcript ``path`` (``format``: from its suffix when None) and build the
-    student record; a file that cannot be used at all raises ``StudentRecordError``."""
+    student record; a file that cannot be used at all raises ``StudentRecordError`` (a CSV
+    file of several students too: ``import_transcripts`` reads those)."""
+    results = import_transcripts(path, catalog, facts, format, transfer)
+    if len(results) > 1:
+        ids = ", ".join(t for t, _ in results)
+        raise StudentRecordError(
+            str(path), [f"the file holds {len(results)} students ({ids}); import it with "
+                        "import_transcripts (`advise student import FILE -o DIR`)"]
+        )  # fmt: skip
+    outcome = results[0][1]
+    if isinstance(outcome, StudentRecordError):
+        raise outcome
+    return outcome
+
+
+def import_transcripts(
+    path: str | Path,
+    catalog: Catalog,
+    facts: StudentFacts | None = None,
+    format: TranscriptFormat | None = None,
+    transfer: TransferTable | None = None,
+) -> list[tuple[str, ImportResult | StudentRecordError]]:
+    """Every student of transcript ``path`` (a CSV file with a ``student_id`` column may
+    hold several; other files hold one), each with its record or the ``StudentRecordError``
+    that says why none could be made - one student's problems never stop the others. A
+    file that cannot be used at all raises ``StudentRecordError``."""
     fmt = format or guess_format(path)
     data = read_bytes(path)
-    transcript = read_pesc(data, str(path)) if fmt == "pesc" else read_csv(data, str(path))
-    return build_record(transcript, catalog, facts or StudentFacts())
+    if fmt == "pesc":
+        transcripts = [read_pesc(data, str(path))]
+    else:
+        transcripts = read_csv_students(data, str(path))
+    if len(transcripts) > 1 and facts is not None and (facts.id or facts.name):
+        raise StudentRecordError(
+            str(path), [f"--id and --name name one student, but the file holds "
+                        f"{len(transcripts)} (its student_id column names each); leave them out"]
+        )  # fmt: skip
+    out: list[tuple[str, ImportResult | StudentRecordError]] = []
+    for t in transcripts:
+        if t.student_id is None and len(transcripts) > 1:
+            out.append(
+                ("(no student_id)", StudentRecordError(t.source, list(map(str, t.problems))))
+            )
+            continue
+        label = t.student_id.value if t.student_id else (facts.id if facts else None) or "-"
+        try:
+            out.append((label, build_record(t, catalog, facts or StudentFacts(), transfer)))
+        except StudentRecordError as exc:
+            out.append((label, exc))
+    return out
 
 
 def record_json(record: StudentRecord) -> str:
@@ -100,7 +148,10 @@ def record_json(record: StudentRecord) -> str:
 
 
 def build_record(
-    transcript: Transcript, catalog: Catalog, facts: StudentFacts | None = None
+    transcript: Transcript,
+    catalog: Catalog,
+    facts: StudentFacts | None = None,
+    transfer: TransferTable | None = None,
 ) -> ImportResult:
     """The student record ``transcript`` gives with ``catalog``, or a ``StudentRecordError``
     (naming every missing fact and its option) when no record can be made - at once for a
@@ -109,7 +160,8 @@ def build_record(
     if len(transcript.courses) > limit.value:
         problem = limit.problem(len(transcript.courses), "is this one student's transcript?")
         raise StudentRecordError(transcript.source, [problem])
-    return _Builder(transcript, catalog, CourseChecker(catalog)).build(facts or StudentFacts())
+    checker = CourseChecker(catalog, transfer)
+    return _Builder(transcript, catalog, checker).build(facts or StudentFacts())
 
 
 @dataclass
@@ -119,6 +171,7 @@ class _Builder:
     checker: CourseChecker
     derived: list[str] = field(default_factory=list)
     fatal: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def problems(self) -> list[Problem]:
@@ -180,8 +233,9 @@ class _Builder:
         if leftover:  # pragma: no cover - every value was checked above
             raise StudentRecordError(self.t.source, leftover)
         problems = sorted(self.problems, key=lambda p: (p.line is None, p.line or 0))
-        notes = tuple(self.checker.notes)
-        return ImportResult(record, tuple(problems), tuple(self.derived), notes)
+        notes = (*self.checker.notes, *self.notes)
+        ignored = (*self.t.ignored, *self.checker.ignored)
+        return ImportResult(record, tuple(problems), tuple(self.derived), notes, ignored)
 
     # ------------------------------------------------------------------ student facts
 
@@ -260,18 +314,30 @@ class _Builder:
         return list(dict.fromkeys(codes))
 
     def _program(self, program: TranscriptProgram) -> str | None:
-        text = program.text.value
+        """The catalog program a transcript's program is: by its name, else by its code (a
+        major renamed since, or a name written differently), each tried as the kind the
+        transcript says; one that matches neither is reported, never dropped silently."""
         kind = (program.kind or "").casefold()
-        for candidate in (text, f"{text} minor") if kind == "minor" else (text,):
-            try:
-                code = resolve_program(self.catalog, candidate)
-            except UnknownProgramError:
-                continue
-            if kind not in get_args(ProgramKind) or self.catalog.program(code).kind == kind:
-                return code
-        shown = f"{text!r} ({program.kind})" if program.kind else repr(text)
+        cells = [c for c in (program.text, program.code) if c is not None]
+        for cell in cells:
+            text = cell.value
+            for candidate in (text, f"{text} minor") if kind == "minor" else (text,):
+                try:
+                    code = resolve_program(self.catalog, candidate)
+                except UnknownProgramError:
+                    continue
+                if kind not in get_args(ProgramKind) or self.catalog.program(code).kind == kind:
+                    if cell is not cells[0]:
+                        self.notes.append(
+                            f"program {code}: the name {cells[0].value!r} at {cells[0].where} "
+                            f"is not in the catalog; matched by the code {text!r} at {cell.where}"
+                        )
+                    return code
+        shown = " or ".join(repr(c.value) for c in cells)
+        if program.kind:
+            shown += f" ({program.kind})"
         self._problem(
-            program.text, f"program {shown} is not in the catalog; known: "
+            program.text, f"program {shown} is not in the catalog by name or code; known: "
             f"{', '.join(sorted(self.catalog.program_by_code))}; pass --program CODE"
         )  # fmt: skip
         return None

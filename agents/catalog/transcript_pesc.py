@@ -8,45 +8,44 @@ the AcademicRecord and CoreMain namespaces; any prefixes are fine)::
       Person/SchoolAssignedPersonID            the student id
       Person/Name/CompositeName, or FirstName + LastName   the name
       AcademicRecord[r]                        one per school record
-        AcademicProgram/AcademicProgramName (or AcademicProgramCode), AcademicProgramType
+        School/OrganizationName                the school (transfer equivalencies)
+        AcademicProgram/AcademicProgramName and AcademicProgramCode, AcademicProgramType
         AcademicSummary/GPA/GradePointAverage  cumulative GPA (a summary typed Transfer
                                                is skipped)
         Course[c]                              credit outside any session (AP, transfer)
         AcademicSession[s]
+          AcademicSessionDetail/SessionBeginDate + SessionEndDate   the session's dates,
+                                               placed in the catalog calendar's terms
           AcademicSessionDetail/SessionName     'Fall 2023', read with the catalog calendar
           AcademicSessionDetail/SessionDesignator  '2023-09', read with its months
           AcademicProgram ...                   when the record lists none itself
           Course[c]
             CourseSubjectAbbreviation + CourseNumber   the course code
             CourseAcademicGrade, CourseCreditValue (else CourseCreditEarned),
+            CourseCreditUnits (converted with the catalog's credit_conversion),
             CourseCreditBasis, CourseInProgressIndicator (true, or the grade 'IP':
             in progress)
 
 Programs come from the first AcademicRecord that lists any (a transfer school's record
 comes after the sender's): its own AcademicProgram elements, else those of its last session
-that lists any. Problems name the element's path below Student and its line.
-
-Transcripts come from outside, so the parser is ``xml.parsers.expat`` (the parser under
-``xml.etree``, which cannot report element lines) with every DOCTYPE refused before its
-declarations are read: no DTD, no entity expansion, no external entity is ever fetched -
-which is what ``defusedxml`` would add, so it is not needed (expat itself, 2.4 and later,
-also caps entity amplification). The file's size (``transcript_bytes``), its elements
-(``xml_elements``) and their nesting (``nesting``) are bounded (``agents.catalog.limits``).
+that lists any. Courses of a later AcademicRecord are another school's: their school name
+is kept for the transfer equivalency table. Every other element is reported as not used
+(``Transcript.ignored``), grouped by element, with the reason where one is known.
+Problems name the element's path below Student and its line. The XML is read by
+``agents.catalog.transcript_xml`` (defusedxml; a DOCTYPE is refused).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from xml.parsers import expat
-
-from agents.catalog.limits import LIMITS
 from agents.catalog.transcript import (
     Cell,
     Problem,
+    SessionDates,
     Transcript,
     TranscriptCourse,
     TranscriptProgram,
 )
+from agents.catalog.transcript_xml import Node, parse_xml
 from agents.errors import StudentRecordError
 
 PESC_NAMESPACE = "urn:org:pesc:message:CollegeTranscript"
@@ -57,55 +56,32 @@ REPEATED = frozenset(
 )
 """Elements that repeat: their paths carry a 1-based index, 'Course[3]'."""
 
+WHY_NOT_USED: dict[str, str] = {
+    "CourseTitle": "titles are the catalog's",
+    "CourseRepeatCode": "the record itself counts a repeated course once (its best attempt) "
+    "under the catalog's repeat rules",
+    "CourseGPAApplicabilityCode": "what counts in the GPA follows the catalog's grade scale",
+    "CourseAcademicGradeStatusCode": "only the grade itself is read",
+    "AcademicAward": "degrees and honors awarded are not part of a student record",
+    "AcademicHonors": "honors are not part of a student record",
+    "NoteMessage": "notes are not imported; copy what matters into the record's notes",
+    "SessionType": "the catalog's calendar says which term a session is",
+    "SessionSchoolYear": "the catalog's calendar says which academic year a term is in",
+    "TransmissionData": "the document's transmission header, not about the student",
+    "AcademicSummaryType": "only the cumulative GPA of the sender's summary is read",
+    "GPA": "only the cumulative GPA of the sender's record is read",
+    "AcademicProgram": "programs are read from the first record that lists any (the sender's)",
+}
+"""Why an element the importer does not read is left alone, by local name."""
+
 _TRUE = frozenset({"true", "1", "yes", "y"})
 _FALSE = frozenset({"false", "0", "no", "n"})
 FIX = "pass a PESC College Transcript XML file, or --format csv for a CSV transcript"
 
 
-@dataclass
-class _Node:
-    """An element: local name, namespace, line, path below Student, children, text."""
-
-    name: str
-    namespace: str
-    line: int
-    path: str
-    children: list[_Node] = field(default_factory=list)
-    parts: list[str] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)  # children by name, for indexes
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts).strip()
-
-    def all(self, name: str) -> list[_Node]:
-        return [c for c in self.children if c.name == name]
-
-    def first(self, name: str) -> _Node | None:
-        return next((c for c in self.children if c.name == name), None)
-
-    def cell(self, name: str) -> Cell | None:
-        """The text of the first child ``name``; None when it is missing or empty."""
-        node = self.first(name)
-        if node is None or not node.text:
-            return None
-        return Cell(node.text, node.line, node.path)
-
-
-class _DoctypeRefused(Exception):
-    def __init__(self, line: int) -> None:
-        self.line = line
-
-
-class _OverLimit(Exception):
-    def __init__(self, line: int, problem: str) -> None:
-        self.line = line
-        self.problem = problem
-
-
 def read_pesc(data: bytes, source: str) -> Transcript:
     """The transcript in PESC College Transcript XML ``data`` (the bytes of ``source``)."""
-    root = _parse(data, source)
+    root = parse_xml(data, source, FIX, REPEATED, strip="Student/")
     if root.name != "CollegeTranscript" or not (
         root.namespace == "" or root.namespace.startswith(PESC_NAMESPACE + ":")
     ):
@@ -128,20 +104,25 @@ def read_pesc(data: bytes, source: str) -> Transcript:
     problems: list[Problem] = []
     programs: list[TranscriptProgram] = []
     gpa: Cell | None = None
-    for record in student.all("AcademicRecord"):
+    for number, record in enumerate(student.all("AcademicRecord")):
+        school_node = record.first("School")
+        school = school_node.cell("OrganizationName") if school_node else None
+        other = school if number > 0 else None  # the sender's own record comes first
         for node in record.all("Course"):
-            _add_course(node, (), courses, problems)
+            _add_course(node, (), None, other, courses, problems)
         sessions = record.all("AcademicSession")
         for session in sessions:
             detail = session.first("AcademicSessionDetail") or session
             terms = tuple(
                 c for c in (detail.cell("SessionName"), detail.cell("SessionDesignator")) if c
             )
+            dates = _dates(detail)
             for node in session.all("Course"):
-                _add_course(node, terms, courses, problems)
+                _add_course(node, terms, dates, other, courses, problems)
         listing = [record, *reversed(sessions)]
         declared = next((n.all("AcademicProgram") for n in listing if n.all("AcademicProgram")), [])
-        programs = programs or [p for p in map(_program, declared) if p is not None]
+        if not programs:
+            programs = [p for p in map(_program, declared) if p is not None]
         gpa = gpa or _gpa(record)
     person = student.first("Person")
     return Transcript(
@@ -153,81 +134,52 @@ def read_pesc(data: bytes, source: str) -> Transcript:
         programs=tuple(programs),
         gpa=gpa,
         problems=tuple(problems),
+        ignored=tuple(not_used(root)),
     )
 
 
-def _parse(data: bytes, source: str) -> _Node:
-    """The element tree of ``data``, or a ``StudentRecordError`` that names the line."""
-    body = data.removeprefix(b"\xef\xbb\xbf").lstrip()
-    if not body:
-        raise StudentRecordError(source, [f"the file is empty; {FIX}"])
-    if not body.startswith(b"<"):
-        first = body.splitlines()[0][:60].decode("utf-8", "replace")
-        raise StudentRecordError(source, [f"line 1: not XML: it starts with {first!r}; {FIX}"])
-    parser = expat.ParserCreate(namespace_separator=" ")
-    parser.buffer_text = True
-    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-    stack: list[_Node] = []
-    roots: list[_Node] = []
-    elements = 0
+def not_used(root: Node) -> list[str]:
+    """One line per kind of element nothing was read from: how many, where the first is,
+    and why it is not used (``WHY_NOT_USED``) - grouped by element name."""
+    groups: dict[str, list[Node]] = {}
 
-    def refuse(*_args: object) -> None:
-        raise _DoctypeRefused(parser.CurrentLineNumber)
+    def visit(node: Node) -> bool:  # whether anything in it was read
+        read = [visit(child) for child in node.children]
+        return node.used or any(read)
 
-    def start(name: str, _attributes: object) -> None:
-        nonlocal elements
-        elements += 1
-        for key, count in (("xml_elements", elements), ("nesting", len(stack) + 1)):
-            if count > LIMITS[key].value:
-                problem = LIMITS[key].past("is this one student's transcript?")
-                raise _OverLimit(parser.CurrentLineNumber, problem)
-        namespace, _, local = name.rpartition(" ")
-        parent = stack[-1] if stack else None
-        step = local
-        if parent is not None and local in REPEATED:
-            parent.counts[local] = parent.counts.get(local, 0) + 1
-            step += f"[{parent.counts[local]}]"
-        path = step if parent is None or len(stack) == 1 else f"{parent.path}/{step}"
-        node = _Node(local, namespace, parser.CurrentLineNumber, path.removeprefix("Student/"))
-        (parent.children if parent is not None else roots).append(node)
-        stack.append(node)
+    def collect(node: Node) -> None:
+        for child in node.children:
+            if visit(child):
+                collect(child)
+            else:
+                groups.setdefault(child.name, []).append(child)
 
-    def text(data: str) -> None:
-        if stack:
-            stack[-1].parts.append(data)
+    collect(root)
+    lines = []
+    for name, nodes in groups.items():
+        first = nodes[0]
+        many = f"{len(nodes)} elements, first" if len(nodes) > 1 else "1 element"
+        why = WHY_NOT_USED.get(first.name, "the importer does not read it")
+        lines.append(f"{name} ({many} at line {first.line}, {first.path}): {why}")
+    return lines
 
-    parser.StartDoctypeDeclHandler = refuse
-    parser.EntityDeclHandler = refuse
-    parser.StartElementHandler = start
-    parser.EndElementHandler = lambda _name: stack.pop()
-    parser.CharacterDataHandler = text
-    try:
-        parser.Parse(data, True)
-    except _DoctypeRefused as exc:
-        raise StudentRecordError(
-            source,
-            [f"line {exc.line}: the file has a DOCTYPE; transcripts with a DTD or entity "
-             "declarations are refused (they can read local files or expand without "
-             "bound) - export the transcript without a DOCTYPE"],
-        ) from None  # fmt: skip
-    except _OverLimit as exc:
-        raise StudentRecordError(source, [f"line {exc.line}: {exc.problem}"]) from None
-    except expat.ExpatError as exc:
-        reason = expat.ErrorString(exc.code)
-        raise StudentRecordError(
-            source,
-            [f"line {exc.lineno}, column {exc.offset + 1}: not well-formed XML ({reason}); "
-             f"{FIX}"],
-        ) from None  # fmt: skip
-    return roots[0]
+
+def _dates(detail: Node) -> SessionDates | None:
+    begin, end = detail.cell("SessionBeginDate"), detail.cell("SessionEndDate")
+    if begin is None and end is None:
+        return None
+    return SessionDates(begin, end)
 
 
 def _add_course(
-    node: _Node,
+    node: Node,
     terms: tuple[Cell, ...],
+    dates: SessionDates | None,
+    school: Cell | None,
     courses: list[TranscriptCourse],
     problems: list[Problem],
 ) -> None:
+    node.used = True
     number = node.cell("CourseNumber")
     if number is None:
         problems.append(Problem(node.line, node.path, "no CourseNumber; the course is left out"))
@@ -242,29 +194,34 @@ def _add_course(
             Problem.at(flag, f"{flag.value!r} is not true or false; {code.value} is left out")
         )
         return
+    value, earned = node.cell("CourseCreditValue"), node.cell("CourseCreditEarned")
     courses.append(
         TranscriptCourse(
             code=code,
             terms=terms,
             grade=grade,
-            credits=node.cell("CourseCreditValue") or node.cell("CourseCreditEarned"),
+            credits=value or earned,
             source=node.cell("CourseCreditBasis"),
             in_progress=(flag is not None and flag.value.casefold() in _TRUE)
             or (grade is not None and grade.value.upper() == "IP"),
             at=Cell(code.value, node.line, node.path),
+            credit_unit=node.cell("CourseCreditUnits"),
+            dates=dates,
+            institution=school,
         )
     )
 
 
-def _program(node: _Node) -> TranscriptProgram | None:
-    text = node.cell("AcademicProgramName") or node.cell("AcademicProgramCode")
+def _program(node: Node) -> TranscriptProgram | None:
+    name, code = node.cell("AcademicProgramName"), node.cell("AcademicProgramCode")
+    text = name or code
     if text is None:
         return None
     kind = node.cell("AcademicProgramType")
-    return TranscriptProgram(text, kind.value if kind else None)
+    return TranscriptProgram(text, kind.value if kind else None, code if name else None)
 
 
-def _gpa(record: _Node) -> Cell | None:
+def _gpa(record: Node) -> Cell | None:
     for summary in record.all("AcademicSummary"):
         kind = summary.cell("AcademicSummaryType")
         if kind is not None and "transfer" in kind.value.casefold():
@@ -276,7 +233,7 @@ def _gpa(record: _Node) -> Cell | None:
     return None
 
 
-def _name(node: _Node | None) -> Cell | None:
+def _name(node: Node | None) -> Cell | None:
     if node is None:
         return None
     composite = node.cell("CompositeName")

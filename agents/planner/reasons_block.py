@@ -149,12 +149,15 @@ def ready_at(prep: Prep, analysis: Analysis, code: str) -> int:
         return 0
     course = prep.course(code)
     return max(
-        _ready(prep, analysis, course.prerequisites, True),
-        _ready(prep, analysis, course.corequisites, False),
+        ready(prep, analysis, course.prerequisites, True),
+        ready(prep, analysis, course.corequisites, False),
     )
 
 
-def _ready(prep: Prep, analysis: Analysis, node: PrereqNode | None, strict: bool) -> int:
+def ready(prep: Prep, analysis: Analysis, node: PrereqNode | None, strict: bool) -> int:
+    """The first position at which ``node`` holds, from the earliest terms of ``analysis``
+    (INF: none); ``strict``: a course must be done before (a prerequisite), not alongside (a
+    corequisite)."""
     if node is None or isinstance(node, ConsentCond):
         return 0
     if isinstance(node, CourseCond):
@@ -163,9 +166,9 @@ def _ready(prep: Prep, analysis: Analysis, node: PrereqNode | None, strict: bool
         e = analysis.est.get(node.course, INF)
         return INF if e >= INF else e + 1 if strict else e
     if isinstance(node, AllOf):
-        return max(_ready(prep, analysis, c, strict) for c in node.all)
+        return max(ready(prep, analysis, c, strict) for c in node.all)
     if isinstance(node, AnyOf):
-        return min(_ready(prep, analysis, c, strict) for c in node.any)
+        return min(ready(prep, analysis, c, strict) for c in node.any)
     if isinstance(node, FactCond):
         return 0 if prep.fact(node) else INF
     need = prep.threshold(node)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from agents.catalog import MetCond, courses_in, format_prereq, iter_prereq
 from agents.planner.prep import INF, Analysis, Prep
-from agents.planner.reasons_block import _ready, untakeable
+from agents.planner.reasons_block import ready, untakeable
 
 
 def fact_block(prep: Prep, wide: Prep, analysis: Analysis, code: str) -> str | None:
@@ -24,7 +24,7 @@ def fact_block(prep: Prep, wide: Prep, analysis: Analysis, code: str) -> str | N
     for node in iter_prereq(course.prerequisites):
         if not isinstance(node, MetCond) or node.met not in by_id:
             continue
-        if _ready(wide, analysis, node, True) < INF:
+        if ready(wide, analysis, node, True) < INF:
             continue
         m = by_id[node.met]
         how = f": {format_prereq(m.met_by)}" if m.met_by is not None else ""
