@@ -84,6 +84,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
     ctx = finished(args.id, state_dir)
     fmt: ExportFormat = args.format
     target = Path(args.output) if args.output else out_dir / f"{ctx.request_id}.{fmt}"
+    if fmt != "pdf" and (args.pdf_engine or args.chromium):
+        given = "--pdf-engine" if args.pdf_engine else "--chromium"
+        raise ExportError(f"{given} applies to --format pdf only, not --format {fmt}; drop it")
     engine = args.pdf_engine or ("chromium" if args.chromium else "native")
     if args.chromium and engine != "chromium":
         raise ExportError(

@@ -147,3 +147,7 @@ def test_chromium_stays_an_engine_and_a_browser_needs_it(
         "error: --chromium 'chromium' names a browser for --pdf-engine chromium, not "
         "--pdf-engine native; drop one of them\n"
     )
+    assert main(["export", PLANNED, "--format", "csv", *_dirs(ws), "--pdf-engine", "native"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --pdf-engine applies to --format pdf only, not --format csv; drop it\n"
+    )
