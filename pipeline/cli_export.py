@@ -3,14 +3,16 @@
 The request is found by its checkpoint (``--state-dir``): only a ``done`` request has a
 plan, and one that is unknown, unfinished, failed or awaiting approval is refused with
 what to run. CSV and iCalendar are made from the checkpoint's recommendation and the
-catalog (``--catalog``, as for ``run``: term dates, rooms); the PDF prints the HTML report
-the run wrote (``--out-dir``). The file goes to ``<out-dir>/<id>.<ext>`` unless ``-o``
-names another, written atomically.
+catalog (``--catalog``, as for ``run``: term dates, rooms), and so is the PDF, laid out
+without a browser (``--pdf-engine native``, the default); ``--pdf-engine chromium`` prints
+the HTML report the run wrote (``--out-dir``) with headless Chromium instead. The file
+goes to ``<out-dir>/<id>.<ext>`` unless ``-o`` names another, written atomically.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 
 ExportFormat = Literal["csv", "ics", "pdf"]
 FORMATS: tuple[ExportFormat, ...] = ("csv", "ics", "pdf")
+PDF_ENGINES = ("native", "chromium")
 
 
 def add_export(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -35,12 +38,15 @@ def add_export(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         formatter_class=Formatter,
         description="Export the plan of a finished request: csv (one row per planned "
         "course, with the next\nterm's sections), ics (the next term's class meetings as "
-        "weekly events, later terms as\nall-day events; term dates from the catalog "
-        "calendar) or pdf (the HTML report printed by\nheadless Chromium). Writes "
-        "<out-dir>/<id>.<format> unless -o names the file.\n\n"
+        "weekly events, later terms as\nall-day events; term dates, time zone and holidays "
+        "from the catalog calendar) or pdf\n(title, date, the plan as a grid, the letter, "
+        "page numbers; no browser needed - or the\nHTML report printed by Chromium with "
+        "--pdf-engine chromium). Writes <out-dir>/<id>.<format>\nunless -o names the file."
+        "\n\n"
         "examples:\n  advise export add-cs-minor --format csv\n"
         "  advise export add-cs-minor --format ics -o ~/plan.ics\n"
-        "  advise export add-cs-minor --format pdf --out-dir out",
+        "  advise export add-cs-minor --format pdf --out-dir out\n"
+        "  advise export add-cs-minor --format pdf --pdf-engine chromium",
     )
     p.add_argument("id", help="request id (see 'advise status')")
     p.add_argument("--format", required=True, choices=FORMATS, help="what to write")
@@ -49,10 +55,17 @@ def add_export(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument("--json", action="store_true", help="print what was written as JSON")
     p.add_argument(
+        "--pdf-engine",
+        choices=PDF_ENGINES,
+        help="with --format pdf: native (the default: laid out by fpdf2, no browser) or "
+        "chromium (the HTML report printed by headless Chromium; the default when --chromium "
+        "is given)",
+    )
+    p.add_argument(
         "--chromium",
         metavar="PATH",
-        help="with --format pdf: the Chromium or Chrome to print with (default: the first "
-        "one found on PATH)",
+        help="with --pdf-engine chromium: the Chromium or Chrome to print with (default: "
+        "the first one found on PATH)",
     )
     add_settings(p, WORKSPACE)
     p.set_defaults(handler=_cmd_export)
@@ -71,7 +84,16 @@ def _cmd_export(args: argparse.Namespace) -> int:
     ctx = finished(args.id, state_dir)
     fmt: ExportFormat = args.format
     target = Path(args.output) if args.output else out_dir / f"{ctx.request_id}.{fmt}"
-    if fmt == "pdf":
+    if fmt != "pdf" and (args.pdf_engine or args.chromium):
+        given = "--pdf-engine" if args.pdf_engine else "--chromium"
+        raise ExportError(f"{given} applies to --format pdf only, not --format {fmt}; drop it")
+    engine = args.pdf_engine or ("chromium" if args.chromium else "native")
+    if args.chromium and engine != "chromium":
+        raise ExportError(
+            f"--chromium {args.chromium!r} names a browser for --pdf-engine chromium, not "
+            f"--pdf-engine {engine}; drop one of them"
+        )
+    if fmt == "pdf" and engine == "chromium":
         data = _pdf(ctx.request_id, out_dir, args.chromium)
         note = ""
     else:
@@ -152,9 +174,13 @@ def _plan_file(
 ) -> tuple[bytes, str]:
     from agents.writing.export_csv import plan_csv
     from agents.writing.export_ics import plan_ics
+    from agents.writing.export_pdf import plan_pdf
     from agents.writing.export_plan import plan_terms
 
     registered = {(r.course, r.term) for r in ctx.request.student.registered}
+    if fmt == "pdf":  # made now; a request answered without a plan has its answer
+        now = dt.datetime.now(dt.UTC)
+        return plan_pdf(rec, catalog, generated=now, registered=registered), ""
     _terms, counter = plan_terms(rec)
     note = ""
     if counter and rec.counter_proposal is not None:
@@ -170,7 +196,7 @@ def _plan_file(
 
 
 def _pdf(request_id: str, out_dir: Path, chromium: str | None) -> bytes:
-    from agents.writing.export_pdf import find_chromium, html_pdf
+    from agents.writing.pdf_chromium import find_chromium, html_pdf
 
     html = out_dir / f"{request_id}.html"
     if not html.is_file():

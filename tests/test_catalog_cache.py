@@ -8,6 +8,7 @@ import hashlib
 import os
 import pickle
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -308,12 +309,24 @@ def test_an_unknown_setting_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) ->
     )
 
 
-def test_the_cache_directory_follows_the_environment(tmp_path: Path) -> None:
-    home = Path.home()
-    assert cache.cache_dir({}) == home / ".cache" / "advising" / "catalogs"
-    assert cache.cache_dir({"XDG_CACHE_HOME": "/x"}) == Path("/x/advising/catalogs")
-    both = {"XDG_CACHE_HOME": "/x", cache.DIR_ENV: str(tmp_path)}
-    assert cache.cache_dir(both) == tmp_path
+@pytest.mark.skipif(sys.platform != "linux", reason="the XDG layout is Linux's")
+def test_the_cache_directory_follows_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The platform default (platformdirs) under a home of the test's own, then
+    # XDG_CACHE_HOME, then the override, which wins over both; nothing is written.
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.delenv(cache.DIR_ENV, raising=False)
+    default = tmp_path / "home" / ".cache" / "advising-pipeline" / "catalogs"
+    assert cache.cache_dir() == default
+    assert cache.cache_dir({}) == default
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache.cache_dir() == tmp_path / "xdg" / "advising-pipeline" / "catalogs"
+    monkeypatch.setenv(cache.DIR_ENV, str(tmp_path / "mine"))
+    assert cache.cache_dir() == tmp_path / "mine"
+    assert cache.cache_dir({cache.DIR_ENV: str(tmp_path / "given")}) == tmp_path / "given"
+    assert not (tmp_path / "home").exists() and not (tmp_path / "xdg").exists()
 
 
 def test_old_entries_are_pruned(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:

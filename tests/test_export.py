@@ -4,7 +4,8 @@ parser) and compared with the plan, the catalog's sections and its calendar's da
 request that is unknown, unfinished or awaiting approval, a term without dates and a
 missing browser are refused with what to run or add.
 
-The PDF test skips only outside CI when Chromium is missing, as tests/test_browser.py.
+The Chromium PDF test skips only outside CI when Chromium is missing, as
+tests/test_browser.py; the PDF laid out without a browser is tests/test_export_pdf.py.
 """
 
 from __future__ import annotations
@@ -243,10 +244,10 @@ def test_a_term_without_dates_names_the_term_and_the_catalog_field(
     ]
 
 
-def test_pdf_prints_the_html_report(ws: Path, tmp_path: Path) -> None:
+def test_pdf_engine_chromium_prints_the_html_report(ws: Path, tmp_path: Path) -> None:
     _chromium()
     target = tmp_path / "pdf" / "plan.pdf"
-    assert _export(ws, PLANNED, "pdf", "-o", str(target)) == 0
+    assert _export(ws, PLANNED, "pdf", "-o", str(target), "--pdf-engine", "chromium") == 0
     data = target.read_bytes()
     assert data.startswith(b"%PDF-") and b"%%EOF" in data[-1024:]
     assert len(data) > 20_000  # the report's text and fonts, not a blank page
@@ -266,11 +267,12 @@ def test_pdf_without_a_browser_says_how_to_install_one(
         f"error: --chromium {missing!r} is not an executable file or a command on PATH; {hint}\n"
     )
     monkeypatch.setenv("PATH", str(tmp_path))
-    assert _export(ws, PLANNED, "pdf") == 2
+    assert _export(ws, PLANNED, "pdf", "--pdf-engine", "chromium") == 2
     assert capsys.readouterr().err == (
-        "error: PDF export prints the HTML report with headless Chromium, and none was found "
-        "on PATH (looked for chromium, chromium-browser, google-chrome, "
-        f"google-chrome-stable); {hint}\n"
+        "error: --pdf-engine chromium prints the HTML report with headless Chromium, and none "
+        "was found on PATH (looked for chromium, chromium-browser, google-chrome, "
+        f"google-chrome-stable); {hint}, or leave out --pdf-engine chromium for the PDF laid "
+        "out without a browser\n"
     )
 
 
@@ -306,7 +308,7 @@ def test_an_unknown_or_unfinished_request_says_what_to_run(
         f"fix the cause ('advise show {PLANNED}') and 'advise resume {PLANNED}', then export\n"
     )
     store.save(ctx)
-    assert main(["export", PLANNED, "--format", "pdf", *args]) == 2
+    assert main(["export", PLANNED, "--format", "pdf", "--pdf-engine", "chromium", *args]) == 2
     html = str(tmp_path / "out" / f"{PLANNED}.html")
     assert capsys.readouterr().err == (
         f"error: no HTML report {html!r} for request {PLANNED!r}: pass the --out-dir it ran "

@@ -1,6 +1,7 @@
-"""The export formats' details: iCalendar line folding and text escaping, the first
-meeting day, a trimester school's plan (Harrow Bay, term dates from its catalog directory),
-the counter-proposal exported when the target is infeasible, and a next-term course whose
+"""The export formats' details: iCalendar text escaping and folding, the first meeting day,
+a trimester school's plan (Harrow Bay, term dates from its catalog directory), its class
+times in the catalog's time zone and its holidays left out of the weekly series, the
+counter-proposal exported when the target is infeasible, and a next-term course whose
 section has no meetings."""
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from dateutil.rrule import rruleset, rrulestr
 from icalendar import Calendar as ICalendar
 
 from agents.artifacts import Recommendation
-from agents.catalog import load_catalog
+from agents.catalog import Calendar, Catalog, load_catalog
+from agents.catalog.loader import default_catalog_path
 from agents.writing.export_csv import plan_csv
-from agents.writing.export_ics import escape, first_meeting_day, fold, plan_ics
+from agents.writing.export_ics import first_meeting_day, plan_ics
 from agents.writing.export_plan import plan_export
 from pipeline.cli import main
 from pipeline.logs import configure_logging
@@ -68,21 +71,17 @@ def _rec(root: Path, rid: str) -> Recommendation:
 # --------------------------------------------------------------------------- RFC 5545 text
 
 
-def test_fold_keeps_lines_within_75_octets_without_splitting_a_character() -> None:
-    line = "DESCRIPTION:" + "Économie politique – séminaire; " * 6
-    folded = fold(line)
-    physical = folded.split("\r\n")
-    assert [len(p.encode("utf-8")) <= 75 for p in physical] == [True] * len(physical)
-    assert len(physical) == 4
-    assert all(p.startswith(" ") for p in physical[1:])
-    assert folded.replace("\r\n ", "") == line
-    assert fold("SUMMARY:short") == "SUMMARY:short"
-
-
-def test_escape_writes_text_values_as_rfc5545_requires() -> None:
-    assert escape("Lab; room 2, C\\D\nsecond line\r\nthird") == (
-        "Lab\\; room 2\\, C\\\\D\\nsecond line\\nthird"
-    )
+def test_text_is_escaped_and_long_lines_folded(harrow: Path) -> None:
+    rec = _rec(harrow, SECTIONS)
+    name = "Zoë O'Brien; Économie, séminaire \\ " * 3  # escaped characters, 2-octet ones
+    data = plan_ics(rec.model_copy(update={"student_name": name}), load_catalog(HARROW),
+                    stamp=STAMP).encode("utf-8")  # fmt: skip
+    physical = data.split(b"\r\n")[:-1]
+    assert all(len(p) <= 75 and b"\n" not in p for p in physical)
+    raw = b"\r\n".join(physical).replace(b"\r\n ", b"").decode("utf-8")
+    written = "Zo\u00eb O'Brien\\; \u00c9conomie\\, s\u00e9minaire \\\\ "
+    assert f"X-WR-CALNAME:{written * 3}: plan ({SECTIONS})" in raw
+    assert ICalendar.from_ical(data).walk("VEVENT")  # and the whole file parses
 
 
 @pytest.mark.parametrize(
@@ -154,3 +153,87 @@ def test_a_next_term_course_without_meetings_is_listed_in_the_terms_event(
     row = next(c for c in plan_export(rec, catalog).courses if c.course == online.course)
     assert (row.section, row.meetings) == (online.section, ())
     assert f",{online.section},,,," in plan_csv(rec, catalog)
+
+
+# --------------------------------------------------------------------------- zone, holidays
+
+HOLIDAYS = [
+    {"name": "Founders' Day", "start": "2027-01-18"},  # a Monday of T22027
+    {"name": "Reading week", "start": "2027-02-15", "end": "2027-02-19"},
+    {"name": "Canada Day", "start": "2027-07-01"},  # outside the term: no effect
+]
+
+
+def _with(catalog: Catalog, **fields: object) -> Catalog:
+    raw = {**catalog.calendar.model_dump(), **fields}
+    return catalog.model_copy(update={"calendar": Calendar.model_validate(raw)})
+
+
+def test_class_times_are_in_the_catalogs_time_zone(harrow: Path) -> None:
+    rec = _rec(harrow, SECTIONS)
+    catalog = _with(load_catalog(HARROW), timezone="America/Vancouver")
+    cal = ICalendar.from_ical(plan_ics(rec, catalog, stamp=STAMP))
+    [zone] = cal.walk("VTIMEZONE")
+    assert str(zone["TZID"]) == "America/Vancouver"
+    assert str(cal["X-WR-TIMEZONE"]) == "America/Vancouver"
+    series = [e for e in cal.walk("VEVENT") if "RRULE" in e]
+    assert series
+    for e in series:
+        assert e["DTSTART"].params["TZID"] == "America/Vancouver"
+        start = e.decoded("DTSTART")
+        assert start.utcoffset() == dt.timedelta(hours=-8)  # PST in January
+        # UNTIL is in UTC with a zoned start: the term's last day, 23:59:59 in Vancouver,
+        # which is daylight time (UTC-7) by March 19.
+        assert e["RRULE"]["UNTIL"] == [dt.datetime(2027, 3, 20, 6, 59, 59, tzinfo=dt.UTC)]
+    floating = ICalendar.from_ical(plan_ics(rec, load_catalog(HARROW), stamp=STAMP))
+    assert not floating.walk("VTIMEZONE")
+    plain = [e.decoded("DTSTART") for e in floating.walk("VEVENT") if "RRULE" in e]
+    assert [s.replace(tzinfo=None) for s in (e.decoded("DTSTART") for e in series)] == plain
+    assert {s.tzinfo for s in plain} == {None}
+
+
+@pytest.mark.parametrize("zone", [None, "America/Vancouver"])
+def test_holidays_are_left_out_of_the_weekly_series(harrow: Path, zone: str | None) -> None:
+    rec = _rec(harrow, SECTIONS)
+    catalog = _with(load_catalog(HARROW), timezone=zone, holidays=HOLIDAYS)
+    off = {d for h in catalog.calendar.holidays for d in h.days()}
+    cal = ICalendar.from_ical(plan_ics(rec, catalog, stamp=STAMP))
+    series = [e for e in cal.walk("VEVENT") if "RRULE" in e]
+    assert len(series) == sum(len(p.meetings) for p in rec.next_term.sections)  # type: ignore[union-attr]
+    excluded = 0
+    for e in series:
+        start = e.decoded("DTSTART")
+        rules = rruleset()
+        rules.rrule(rrulestr(e["RRULE"].to_ical().decode(), dtstart=start))
+        exdates = e.get("EXDATE", [])
+        for listed in exdates if isinstance(exdates, list) else [exdates]:
+            for when in listed.dts:
+                assert when.dt.date() in off and when.dt.time() == start.time()
+                rules.exdate(when.dt)
+                excluded += 1
+        every = [o.date() for o in rrulestr(e["RRULE"].to_ical().decode(), dtstart=start)]
+        kept = [o.date() for o in rules]
+        assert not off & set(kept)  # no class on a holiday
+        assert set(every) - set(kept) == off & set(every)  # and no other day is lost
+        assert start.date() != dt.date(2027, 1, 18) and start.date() >= dt.date(2027, 1, 6)
+    assert excluded > 0
+
+
+def test_a_bad_time_zone_or_holiday_is_a_clear_error() -> None:
+    catalog = load_catalog(HARROW)
+    with pytest.raises(ValueError, match="'Harrow/Bay' is not an IANA time zone name; write "):
+        _with(catalog, timezone="Harrow/Bay")
+    with pytest.raises(ValueError, match="holiday 'Break': end 2027-02-01 is before start"):
+        _with(catalog, holidays=[{"name": "Break", "start": "2027-02-03", "end": "2027-02-01"}])
+    with pytest.raises(ValueError, match="'Feb 3' is not a date; write YYYY-MM-DD"):
+        _with(catalog, holidays=[{"name": "Break", "start": "Feb 3"}])
+
+
+def test_the_zone_and_holidays_are_catalog_format_version_3() -> None:
+    raw = json.loads(default_catalog_path().read_text("utf-8"))
+    raw["calendar"] |= {"timezone": "America/New_York", "holidays": HOLIDAYS[:1]}
+    assert Catalog.model_validate({**raw, "schema_version": 3}).calendar.timezone
+    with pytest.raises(ValueError, match=(
+        "timezone and holidays are new in catalog format version 3; set schema_version to 3"
+    )):  # fmt: skip
+        Catalog.model_validate({**raw, "schema_version": 2})

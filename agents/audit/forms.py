@@ -99,7 +99,7 @@ class Forms:
         self,
         memo: dict[tuple[int, str], tuple[int, ...]],
         req: CourseSetRequirement,
-        selectors: Sequence[CourseCap] | Sequence[CourseMinimum],
+        selectors: Sequence[CourseCap | CourseMinimum],
         course: str,
     ) -> tuple[int, ...]:
         key = (id(req), course)

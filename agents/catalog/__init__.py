@@ -85,7 +85,7 @@ from agents.catalog.student import (
     check_student_against_catalog,
     load_student,
 )
-from agents.catalog.term_dates import TermDates, TermSpan, TypicalDates
+from agents.catalog.term_dates import Holiday, TermDates, TermSpan, TypicalDates
 from agents.catalog.terms import (
     SEMESTER_CALENDAR,
     TERM_CODE_PATTERN,
@@ -123,6 +123,7 @@ __all__ = [
     "CourseSetRequirement",
     "ExamTaken",
     "FactCond",
+    "Holiday",
     "Meeting",
     "MetCond",
     "MetFlag",

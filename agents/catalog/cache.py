@@ -7,16 +7,17 @@ directory) and of the code that reads catalogs (every source file of ``agents.ca
 the published catalog schema, the Pydantic and Python versions): a changed catalog or a
 changed reader never meets an old entry.
 
-The cache directory is ``$ADVISE_CATALOG_CACHE_DIR``, else
-``$XDG_CACHE_HOME/advising/catalogs``, else ``~/.cache/advising/catalogs`` (beside the
-retrieval index's ``advising/index``) - never the catalog's own directory: a registrars'
-shared folder or the installed package must not receive files that load as code. For the
-same reason an entry is read only when it is a regular file this user owns that nobody
-else may write, and its payload's sha256 (in the header line) matches before it is
-unpickled. A missing, corrupt, stale or untrusted entry is ignored and rebuilt; a
-directory that cannot be written only means no cache. Entries are written to a temporary
-file and renamed into place, so a reader never sees half of one; at most ``KEEP`` entries
-are kept.
+The cache directory is ``$ADVISE_CATALOG_CACHE_DIR``, else ``catalogs`` in the platform's
+user cache directory for ``advising-pipeline`` (``platformdirs.user_cache_dir``: on Linux
+``$XDG_CACHE_HOME/advising-pipeline``, else ``~/.cache/advising-pipeline``; on macOS
+``~/Library/Caches/advising-pipeline``; on Windows under ``%LOCALAPPDATA%``) - never the
+catalog's own directory: a registrars' shared folder or the installed package must not
+receive files that load as code. For the same reason an entry is read only when it is a
+regular file this user owns that nobody else may write, and its payload's sha256 (in the
+header line) matches before it is unpickled. A missing, corrupt, stale or untrusted entry
+is ignored and rebuilt; a directory that cannot be written only means no cache. Entries
+are written to a temporary file and renamed into place, so a reader never sees half of
+one; at most ``KEEP`` entries are kept.
 
 An entry also keeps what is costly to derive from a catalog and depends on nothing else:
 every term's always-clashing course pairs (``agents.catalog.clashes``: a sweep over every
@@ -38,6 +39,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import platformdirs
 import pydantic
 import structlog
 from pydantic import BaseModel
@@ -52,6 +54,7 @@ log = structlog.get_logger(__name__)
 
 ENABLE_ENV = "ADVISE_CATALOG_CACHE"
 DIR_ENV = "ADVISE_CATALOG_CACHE_DIR"
+APP_NAME = "advising-pipeline"  # the platform cache directory's name for this project
 FORMAT = b"advise-catalog-cache 2"
 KEEP = 16  # entries kept; older ones are removed when a new one is written
 _OFF = {"0", "off", "false", "no"}
@@ -75,13 +78,13 @@ def cache_enabled(env: Mapping[str, str] | None = None) -> bool:
 
 
 def cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """Where checked catalogs are kept: ``$ADVISE_CATALOG_CACHE_DIR``, else
-    ``$XDG_CACHE_HOME/advising/catalogs``, else ``~/.cache/advising/catalogs``."""
+    """Where checked catalogs are kept: ``$ADVISE_CATALOG_CACHE_DIR`` (read from ``env``,
+    default the process environment), else ``catalogs`` in the platform's user cache
+    directory (``platformdirs``, which reads the process environment: ``XDG_CACHE_HOME``)."""
     env = env if env is not None else os.environ
     if env.get(DIR_ENV):
         return Path(env[DIR_ENV])
-    base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
-    return base / "advising" / "catalogs"
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)) / "catalogs"
 
 
 @cache

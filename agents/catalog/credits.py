@@ -1,11 +1,14 @@
 """Credits: what the catalog calls them and exact arithmetic on them.
 
 Course units are decimals with at most two places (0.25, 0.5, 1, 3, 4.5, 9). They are held
-as Python floats, the nearest binary value to the decimal written; sums and differences go
-through ``credit_sum`` and ``credit_sub``, which add whole hundredths as integers and give
-back the float nearest to the exact result. Two results are then equal exactly when the
-decimals are (ten 0.1-credit courses make 1.0, not 0.9999999999999999), and comparing
-them needs no tolerance.
+as Python floats, the nearest binary value to the decimal written; arithmetic on them goes
+through ``decimal.Decimal``: ``credit`` reads a float back as the decimal it stands for
+(the shortest one that gives the float, to two places), ``credit_sum`` and ``credit_sub``
+add and subtract those decimals exactly and give back the float nearest to the result. Two
+results are then equal exactly when the decimals are (ten 0.1-credit courses make 1.0, not
+0.9999999999999999), and comparing them needs no tolerance. Integer models (the planner's
+CP-SAT model) count whole hundredths: ``hundredths`` and ``from_hundredths`` convert at
+that boundary.
 
 ``unit_name()`` is the name of the credits of the catalog in use (``institution.unit_name``:
 "units", "credits", "courses", "quarter units"), bound with the calendar by ``use_catalog``;
@@ -18,6 +21,7 @@ import math
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from typing import Protocol, TypeVar
 
 from agents.catalog.codes import CodeIndex, use_codes
@@ -46,29 +50,41 @@ _C = TypeVar("_C", bound=CatalogLike)
 HUNDREDTHS = 100
 """Credits are exact to this fraction of a unit (two decimal places)."""
 
-GRADE_PLACES = 10_000
+GRADE_PLACE = Decimal("0.0001")
 """Grade points are exact to this fraction of a point (four places: 3.67, 3.333)."""
 
 _UNIT_NAME: ContextVar[str] = ContextVar("unit_name", default="units")
 
 
+CENT = Decimal("0.01")
+"""The place credits are exact to, as a ``Decimal`` exponent."""
+
+
+def credit(value: float) -> Decimal:
+    """``value`` as the decimal it stands for, to two places: 0.1 -> Decimal('0.10'), never
+    0.1000000000000000055511151231257827 (ties to even, as ``round`` does)."""
+    return Decimal(repr(float(value))).quantize(CENT, rounding=ROUND_HALF_EVEN)
+
+
 def hundredths(value: float) -> int:
-    """``value`` in whole hundredths (0.25 -> 25); values are rounded to two places."""
-    return round(value * HUNDREDTHS)
+    """``value`` in whole hundredths (0.25 -> 25), for integer models; rounded to two
+    places."""
+    return int(credit(value).scaleb(2))
 
 
 def from_hundredths(count: int) -> float:
-    return count / HUNDREDTHS
+    """A count of hundredths as credits (the float nearest to ``count / 100``)."""
+    return float(Decimal(count).scaleb(-2))
 
 
 def credit_sum(values: Iterable[float]) -> float:
     """The exact sum of credit values, as the float nearest to it."""
-    return from_hundredths(sum(hundredths(v) for v in values))
+    return float(sum((credit(v) for v in values), Decimal(0)))
 
 
 def credit_sub(a: float, b: float) -> float:
     """The exact difference ``a - b`` of two credit values."""
-    return from_hundredths(hundredths(a) - hundredths(b))
+    return float(credit(a) - credit(b))
 
 
 def credit_step(values: Iterable[float]) -> int:
@@ -95,18 +111,18 @@ def typical_credits(values: Iterable[float]) -> float:
 
 def grade_average(graded: Iterable[tuple[float, float]]) -> float | None:
     """The average of grade points weighted by credits - a GPA - from (points, credits)
-    pairs: exact (grade points to four places, credits in hundredths, in integers) and
-    rounded half up to two places, 3.435 -> 3.44. Credits of any size give the same GPA
-    (a float average read 3.4349999 with 1-unit courses and 3.4350001 with 9-unit ones).
-    None when no credits count."""
-    points = credits = 0
+    pairs: exact (grade points to four places, credits to two, in decimals) and rounded half
+    up to two places, 3.435 -> 3.44. Credits of any size give the same GPA (a float average
+    read 3.4349999 with 1-unit courses and 3.4350001 with 9-unit ones). None when no credits
+    count."""
+    points = credits = Decimal(0)
     for grade, size in graded:
-        points += round(grade * GRADE_PLACES) * hundredths(size)
-        credits += hundredths(size)
+        amount = credit(size)
+        points += Decimal(repr(float(grade))).quantize(GRADE_PLACE) * amount
+        credits += amount
     if not credits:
         return None
-    scale = GRADE_PLACES // HUNDREDTHS  # the average in hundredths is points / credits / scale
-    return from_hundredths((2 * points + credits * scale) // (2 * credits * scale))
+    return float((points / credits).quantize(CENT, rounding=ROUND_HALF_UP))
 
 
 def is_credit_value(value: float) -> bool:
@@ -116,8 +132,8 @@ def is_credit_value(value: float) -> bool:
 
 def format_credits(value: float) -> str:
     """'9', '0.25', '1.5' - no trailing zeros, never '0.30000000000000004'."""
-    text = f"{from_hundredths(hundredths(value)):.2f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
+    exact = credit(value)
+    return "0" if exact.is_zero() else f"{exact.normalize():f}"
 
 
 def unit_name() -> str:

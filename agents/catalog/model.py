@@ -170,6 +170,17 @@ class Catalog(CatalogModel):
             )
         return value
 
+    @field_validator("calendar")
+    @classmethod
+    def _calendar_forms(cls, value: Calendar, info: ValidationInfo) -> Calendar:
+        new = [f for f in ("timezone", "holidays") if getattr(value, f)]
+        if new and info.data.get("schema_version") == 2:
+            raise ValueError(
+                f"{' and '.join(new)} {'are' if len(new) > 1 else 'is'} new in catalog format "
+                "version 3; set schema_version to 3 (`advise catalog migrate` does it)"
+            )
+        return value
+
     @model_validator(mode="after")
     def _v3_credit_units(self) -> Catalog:
         inst = self.institution

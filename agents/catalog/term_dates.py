@@ -7,6 +7,11 @@ given weekday on or after a month-day ("classes begin the first Monday on or aft
 25") and a length in weeks. Explicit dates win; a term with neither has no dates, and what
 needs them (the calendar export) says which field to add.
 
+A calendar may also say where its clock is (``Calendar.timezone``, an IANA name such as
+'America/New_York': the calendar export writes meeting times in it) and the days without
+classes (``Calendar.holidays``: a ``Holiday`` per day or break, which the calendar export
+leaves out of the weekly class series).
+
 This module knows nothing of ``Calendar`` (which imports it); the calendar checks its
 entries with ``dates_problem`` and resolves terms with ``typical_span``.
 """
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import zoneinfo
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -58,6 +64,52 @@ class TermDates(CatalogModel):
                 f"{self.start.isoformat()}; the end is the term's last day"
             )
         return self
+
+
+class Holiday(CatalogModel):
+    """A day or a break without classes (a holiday, a reading week, a spring break)."""
+
+    name: str = Field(min_length=1, max_length=80, description="What it is, e.g. 'Labor Day'.")
+    start: dt.date = Field(description="First day without classes (YYYY-MM-DD).")
+    end: dt.date | None = Field(
+        default=None,
+        description="Last day without classes (YYYY-MM-DD) of a break; None: the one day.",
+    )
+
+    @field_validator("start", "end", mode="before")
+    @classmethod
+    def _iso(cls, value: Any) -> Any:
+        return TermDates._iso(value)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Holiday:
+        if self.end is not None and self.end < self.start:
+            raise ValueError(
+                f"holiday {self.name!r}: end {self.end.isoformat()} is before start "
+                f"{self.start.isoformat()}; end is the break's last day"
+            )
+        return self
+
+    @property
+    def last(self) -> dt.date:
+        return self.end or self.start
+
+    def days(self) -> list[dt.date]:
+        """Every day of it, first to last."""
+        count = (self.last - self.start).days + 1
+        return [self.start + dt.timedelta(days=i) for i in range(count)]
+
+
+def time_zone_problem(name: str) -> str | None:
+    """Why ``name`` is not an IANA time zone this machine knows (None when it is)."""
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return (
+            f"{name!r} is not an IANA time zone name; write one such as 'America/New_York', "
+            "'Europe/London' or 'Australia/Sydney' (the tz database's Area/City names)"
+        )
+    return None
 
 
 class TypicalDates(CatalogModel):

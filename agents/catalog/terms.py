@@ -32,9 +32,11 @@ from agents.catalog.base import CatalogModel
 from agents.catalog.sessions import sessions_problem, split_offering
 from agents.catalog.term_dates import TERM_CODE_PATTERN as TERM_CODE_PATTERN
 from agents.catalog.term_dates import (
+    Holiday,
     TermDates,
     TermSpan,
     dates_problem,
+    time_zone_problem,
     typical_span,
 )
 from agents.catalog.term_kinds import KIND_CODE_PATTERN as KIND_CODE_PATTERN
@@ -72,6 +74,20 @@ class Calendar(CatalogModel):
         description="Published first and last days of terms, one entry per term, as the "
         "registrar's academic calendar gives them; they win over a kind's typical_dates.",
     )
+    timezone: str | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # written only when given: catalogs without it as before
+        description="The institution's time zone, an IANA name such as 'America/New_York' "
+        "(version 3): class times are wall-clock times there, and the calendar export writes "
+        "them with it. None: floating local times.",
+    )
+    holidays: list[Holiday] = Field(
+        default_factory=list,
+        exclude_if=lambda v: not v,
+        description="Days and breaks without classes, each {name, start, end} (version 3; "
+        "end only for a break of several days): the calendar export leaves them out of the "
+        "weekly class series.",
+    )
     sections_published: list[str] = Field(
         default_factory=list,
         description="Terms whose schedule of classes is published in full (codes, e.g. "
@@ -102,6 +118,8 @@ class Calendar(CatalogModel):
             bad = [m for m in k.months if not 1 <= m <= 12]
             if bad:
                 raise ValueError(f"term kind {k.code}: months must be 1-12, not {bad}")
+        if self.timezone is not None and (zone := time_zone_problem(self.timezone)):
+            raise ValueError(f"timezone: {zone}")
         problem = dates_problem(self.dates, self.terms, self.examples())
         problem = problem or sessions_problem(self.terms)
         if problem:

@@ -1,128 +1,193 @@
-"""The plan as PDF: the request's HTML report printed by headless Chromium.
+"""The plan as PDF, laid out natively with fpdf2: no browser, no system library.
 
-The HTML report (``<out>/<id>.html``) is self-contained (styles inline, no scripts, no
-network), so printing it is faithful to what an advisor sees on screen; the report's
-stylesheet has an ``@media print`` block for page breaks. Chromium is the one external
-program here: the caller finds it (``find_chromium``) or names it, and the printer runs it
-with its own throw-away profile, no network services and a time limit. What comes back is
-checked to be a whole PDF before anyone writes it.
+Why fpdf2: it is pure Python (its dependencies, fontTools and Pillow, ship wheels for every
+platform), so ``pip install`` is the whole installation on a student's laptop, a Windows
+office PC or a clean CI machine. WeasyPrint would print the HTML report faithfully, but it
+needs the system's Pango (an ``apt-get``/``brew`` step, and more on Windows); ReportLab
+would do as well as fpdf2 at about five times the size. Headless Chromium stays available
+(``agents.writing.pdf_chromium``, ``advise export --pdf-engine chromium``) for a printout
+of the HTML report itself.
+
+What the document holds: a title (the student and the request), the date it was made, the
+outcome and the summary; the plan as a grid across the page's width - one band per term
+(its name, courses and credits), one row per course with its title, credits and what it
+counts toward; the answer to a question when there is one; and the letter, which ends with
+its own sign-off. Every page has a footer "page N of M". The document's metadata has the
+same title, the institution as author and the generation time as creation date.
+
+Fonts: DejaVu Sans when the system has it (every character of a name), else the PDF's
+built-in Helvetica, which writes Latin-1 only: other letters lose their accents (NFKD) or
+become '?'.
 """
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import tempfile
-from dataclasses import dataclass
+import datetime as dt
+import unicodedata
+from collections.abc import Collection
 from pathlib import Path
 
 import structlog
+from fpdf import FPDF, FontFace
 
+from agents.artifacts import Recommendation
+from agents.catalog import Catalog, credit_sum, format_credits
 from agents.errors import ExportError
+from agents.writing.export_plan import PlanExport, PlannedCourse, plan_export
+from agents.writing.render import outcome_label
 
 log = structlog.get_logger(__name__)
 
-CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-INSTALL_HINT = (
-    "install Chromium (Debian/Ubuntu: apt-get install chromium; macOS: brew install "
-    "--cask chromium) or pass --chromium PATH"
+FONT_DIRS = (
+    Path("/usr/share/fonts/truetype/dejavu"),  # Debian, Ubuntu
+    Path("/usr/share/fonts/dejavu"),  # Fedora, Arch
+    Path("/usr/local/share/fonts"),
+    Path("/Library/Fonts"),
 )
-FLAGS = (
-    "--headless",
-    "--no-sandbox",  # root in containers and CI; the page is our own local file
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-quic",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-pdf-header-footer",  # no date, file URL or page numbers stamped on the letter
-)
-MIN_PDF_BYTES = 2048  # a report prints to tens of kilobytes; an error page to very little
+COLUMNS = ("Course", "Title", "Credits", "Counts toward")
+WIDTHS = (16, 42, 10, 32)  # percent of the page's width
+BAND = (226, 232, 240)  # a term's band: light slate
+HEAD = (30, 41, 59)  # the grid's header: dark slate, white text
 
 
-@dataclass(frozen=True)
-class ChromiumPrinter:
-    """Prints HTML files to PDF with a Chromium (or Chrome) binary."""
+class _Document(FPDF):
+    """An A4 page with the footer 'page N of M'."""
 
-    binary: str
-    timeout_s: float = 120.0
+    face = "Helvetica"
 
-    def print_pdf(self, html: Path, target: Path) -> None:
-        """Print ``html`` into ``target``; raises ``ExportError`` when Chromium fails."""
-        with tempfile.TemporaryDirectory(prefix="advise-chromium-") as profile:
-            command = [
-                self.binary,
-                *FLAGS,
-                f"--user-data-dir={profile}",
-                f"--print-to-pdf={target}",
-                html.resolve().as_uri(),
-            ]
-            try:
-                done = subprocess.run(
-                    command, capture_output=True, text=True, timeout=self.timeout_s, check=False
-                )
-            except subprocess.TimeoutExpired:
-                raise ExportError(
-                    f"{self.binary!r} did not finish printing {str(html)!r} within "
-                    f"{self.timeout_s:.0f} s; try again, or open the HTML report and print it"
-                ) from None
-            except OSError as exc:
-                raise ExportError(
-                    f"cannot run {self.binary!r} ({exc.strerror or exc}); {INSTALL_HINT}"
-                ) from None
-        if done.returncode != 0:
-            tail = " | ".join(done.stderr.strip().splitlines()[-3:])
-            raise ExportError(
-                f"{self.binary!r} failed printing {str(html)!r} (exit {done.returncode}): "
-                f"{tail or 'no message'}"
-            )
-        log.debug("export.pdf.printed", html=str(html), target=str(target))
+    def footer(self) -> None:
+        self.set_y(-12)
+        self.set_font(self.face, size=8)
+        self.set_text_color(90, 90, 90)
+        self.cell(0, 8, f"page {self.page_no()} of {{nb}}", align="C")
+        self.set_text_color(0, 0, 0)
 
 
-def find_chromium(explicit: str | None = None) -> ChromiumPrinter:
-    """A printer for ``explicit`` (a path or a command name), or for the first Chromium or
-    Chrome on PATH; ``ExportError`` saying how to install one when there is none."""
-    if explicit:
-        found = shutil.which(explicit)
-        if found is None:
-            raise ExportError(
-                f"--chromium {explicit!r} is not an executable file or a command on PATH; "
-                f"{INSTALL_HINT}"
-            )
-        return ChromiumPrinter(found)
-    for name in CANDIDATES:
-        found = shutil.which(name)
-        if found:
-            return ChromiumPrinter(found)
-    raise ExportError(
-        "PDF export prints the HTML report with headless Chromium, and none was found on "
-        f"PATH (looked for {', '.join(CANDIDATES)}); {INSTALL_HINT}"
-    )
-
-
-def html_pdf(html: Path, printer: ChromiumPrinter) -> bytes:
-    """The PDF of the report ``html``, checked to be a whole PDF document."""
-    if not html.is_file():
-        raise ExportError(f"no HTML report {str(html)!r} to print")
-    with tempfile.TemporaryDirectory(prefix="advise-pdf-") as tmp:
-        target = Path(tmp) / "report.pdf"
-        printer.print_pdf(html, target)
-        data = target.read_bytes() if target.is_file() else b""
-    problem = pdf_problem(data)
-    if problem:
-        raise ExportError(f"printing {str(html)!r} with {printer.binary!r} gave {problem}")
+def plan_pdf(
+    rec: Recommendation,
+    catalog: Catalog,
+    *,
+    generated: dt.datetime,
+    registered: Collection[tuple[str, str]] = (),
+    fonts: Collection[Path] = FONT_DIRS,
+) -> bytes:
+    """The PDF of ``rec``'s plan; ``generated`` (aware) is when it is made."""
+    pdf = _Document(orientation="portrait", unit="mm", format="A4")
+    _fonts(pdf, fonts)
+    title = f"Advising plan: {rec.student_name} ({rec.request_id})"
+    pdf.set_title(_text(pdf, title))
+    pdf.set_author(_text(pdf, catalog.institution.name))
+    pdf.set_creator("advise export")
+    pdf.set_creation_date(generated.astimezone(dt.UTC).replace(microsecond=0))
+    pdf.set_margins(15, 15, 15)
+    pdf.set_auto_page_break(auto=True, margin=18)
+    pdf.add_page()
+    pdf.set_font(pdf.face, "B", 16)
+    pdf.multi_cell(0, 8, _text(pdf, title), new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font(pdf.face, size=9)
+    made = f"{catalog.institution.name} - generated {generated:%Y-%m-%d %H:%M %Z}".strip()
+    pdf.multi_cell(0, 5, _text(pdf, made), new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(3)
+    pdf.set_font(pdf.face, "B", 11)
+    verdict = outcome_label(rec.outcome, rec.infeasible_kind)
+    pdf.multi_cell(0, 6, _text(pdf, f"Outcome: {verdict}"), new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font(pdf.face, size=10)
+    pdf.multi_cell(0, 5, _text(pdf, rec.summary), align="L", new_x="LMARGIN", new_y="NEXT")
+    plan = _plan(rec, catalog, registered)
+    if plan is not None:
+        _grid(pdf, plan, catalog.institution.unit_name)
+    if rec.answer:
+        _section(pdf, "Answer", rec.answer)
+    _section(pdf, "Letter to the student", rec.letter)
+    data = bytes(pdf.output())
+    log.debug("export.pdf.native", request=rec.request_id, pages=pdf.page_no(), font=pdf.face)
     return data
 
 
-def pdf_problem(data: bytes) -> str | None:
-    """Why ``data`` is not a whole, non-trivial PDF (None when it is)."""
-    if not data:
-        return "no file"
-    if not data.startswith(b"%PDF-"):
-        return f"a file that is not a PDF (it starts with {data[:8]!r})"
-    if b"%%EOF" not in data[-1024:]:
-        return "a PDF cut short (no end-of-file marker)"
-    if len(data) < MIN_PDF_BYTES:
-        return f"a PDF of only {len(data)} bytes (an empty page?)"
-    return None
+def _plan(
+    rec: Recommendation, catalog: Catalog, registered: Collection[tuple[str, str]]
+) -> PlanExport | None:
+    """The plan to draw; None for a request answered without one (a question)."""
+    try:
+        return plan_export(rec, catalog, registered)
+    except ExportError:
+        return None
+
+
+def _grid(pdf: _Document, plan: PlanExport, unit: str) -> None:
+    """The plan as a table across the page: a band per term, a row per course."""
+    pdf.ln(4)
+    pdf.set_font(pdf.face, "B", 12)
+    heading = "Plan"
+    if plan.counter_proposal:
+        heading = "Counter-proposal (the requested target is not feasible)"
+    pdf.multi_cell(0, 7, heading, new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font(pdf.face, size=9)
+    columns = (*COLUMNS[:2], unit.capitalize() if unit else COLUMNS[2], COLUMNS[3])
+    band = FontFace(emphasis="BOLD", fill_color=BAND)
+    with pdf.table(
+        width=pdf.epw,
+        col_widths=WIDTHS,
+        text_align=("LEFT", "LEFT", "RIGHT", "LEFT"),
+        headings_style=FontFace(emphasis="BOLD", color=(255, 255, 255), fill_color=HEAD),
+        line_height=5,
+        repeat_headings=1,
+    ) as table:
+        table.row([_text(pdf, c) for c in columns])
+        for term in plan.terms:
+            courses = plan.in_term(term.term)
+            if not courses:
+                continue
+            row = table.row(style=band)
+            row.cell(_text(pdf, _band(term.label, courses, unit)), colspan=len(COLUMNS))
+            for c in courses:
+                table.row([_text(pdf, x) for x in _cells(c)])
+
+
+def _band(label: str, courses: list[PlannedCourse], unit: str) -> str:
+    noun = "course" if len(courses) == 1 else "courses"
+    units = format_credits(credit_sum(c.units for c in courses))
+    return f"{label} - {len(courses)} {noun}, {units} {unit}"
+
+
+def _cells(c: PlannedCourse) -> tuple[str, str, str, str]:
+    title = f"{c.title} (registered)" if c.status == "registered" else c.title
+    if c.section:
+        title += f"\nsection {c.section}"
+        if c.meetings:
+            title += ": " + ", ".join(f"{m.days} {m.start}-{m.end}" for m in c.meetings)
+    return (c.course, title, format_credits(c.units), ", ".join(c.counts_toward) or "-")
+
+
+def _section(pdf: _Document, heading: str, body: str) -> None:
+    pdf.ln(5)
+    pdf.set_font(pdf.face, "B", 12)
+    pdf.multi_cell(0, 7, heading, new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font(pdf.face, size=10)
+    pdf.multi_cell(0, 5, _text(pdf, body.strip()), align="L", new_x="LMARGIN", new_y="NEXT")
+
+
+def _fonts(pdf: _Document, dirs: Collection[Path]) -> None:
+    """DejaVu Sans (regular and bold) from the first of ``dirs`` that has both."""
+    for d in dirs:
+        regular, bold = d / "DejaVuSans.ttf", d / "DejaVuSans-Bold.ttf"
+        if regular.is_file() and bold.is_file():
+            pdf.add_font("DejaVu", "", regular)
+            pdf.add_font("DejaVu", "B", bold)
+            pdf.face = "DejaVu"
+            return
+
+
+def _text(pdf: _Document, text: str) -> str:
+    """``text`` as the font can write it: whole with DejaVu; in Latin-1 with Helvetica
+    (accents dropped where that makes a Latin-1 letter, else '?')."""
+    if pdf.face != "Helvetica":
+        return text
+    out = []
+    for ch in text.replace("\u2013", "-").replace("\u2014", "-").replace("\u2019", "'"):
+        if ord(ch) < 256:
+            out.append(ch)
+            continue
+        base = unicodedata.normalize("NFKD", ch)[:1]
+        out.append(base if base and ord(base) < 256 else "?")
+    return "".join(out)
