@@ -37,7 +37,7 @@ from agents.artifacts import (
     Risk,
     Schedule,
 )
-from agents.audit import audit
+from agents.audit import audit, requirement_titles
 from agents.audit.exceptions import approval_problems
 from agents.case import Case
 from agents.catalog import Catalog, credits_text, unit_name
@@ -49,7 +49,6 @@ from agents.toolbox import Toolbox
 log = structlog.get_logger(__name__)
 
 # --------------------------------------------------------------------------- risks
-
 
 # Words in a schedule's binding reason and the kind of risk they signal, first match wins.
 REASON_KINDS = (
@@ -336,6 +335,8 @@ def synthesize(
     others, others_note = alternative_plans(
         intake, proposal, schedule, critique, outcome, alternatives, tools, decisions
     )
+    cp = schedule.counter_proposal
+    planned = [*schedule.terms, *(cp.terms if cp else []), *(t for a in others for t in a.terms)]
     draft = Recommendation(
         request_id=intake.request_id,
         student_id=intake.profile.student_id,
@@ -351,6 +352,9 @@ def synthesize(
         catalog_years=catalog_years(proposal),
         close_programs=close_report(intake, schedule, close, tools),
         plan=list(schedule.terms),
+        requirement_titles=requirement_titles(
+            proposal.audit, {r for t in planned for c in t.courses for r in c.satisfies}
+        ),
         graduation_term=schedule.graduation_term,
         infeasible_kind=schedule.infeasible_kind if outcome == "infeasible" else None,
         time_limits=list(schedule.time_limits),
@@ -391,7 +395,6 @@ def synthesize(
 
 def catalog_years(proposal: RequirementsProposal) -> dict[str, str]:
     """The catalog year of each audited program's version (empty without an audit)."""
-    report = proposal.audit
-    if report is None:
+    if (report := proposal.audit) is None:
         return {}
     return {p.code: p.catalog_year or report.catalog_year for p in report.programs}

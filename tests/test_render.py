@@ -43,6 +43,7 @@ def _rec(**over: Any) -> Recommendation:
         "outcome": "unresolved_after_max_rounds",
         "summary": "Unresolved after 3 round(s): LOAD-MAX still violated.",
         "programs": ["IS-BS"],
+        "requirement_titles": {"IS-BS/core": "Information systems core"},
         "plan": [
             ScheduledTerm(
                 term="S2027",
@@ -124,7 +125,7 @@ Unresolved after 3 round(s): LOAD-MAX still violated.
 
 | Course | Title | Units | Counts toward |
 | --- | --- | --- | --- |
-| 67-272 | Design \\| Development | 12 | IS-BS/core |
+| 67-272 | Design \\| Development | 12 | Information systems core |
 
 ### Fall 2027: away
 

@@ -15,9 +15,11 @@ view escapes '<'. The HTML keeps stable ids and classes for browser tests:
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from agents.artifacts import NextTermSections, Recommendation, ScheduledTerm
+from agents.audit import requirement_names
 from agents.catalog import credits_text, session_note, term_label, term_word, unit_name
 from agents.reports import render, round_sentences
 from agents.writing.render_parts import (
@@ -63,7 +65,9 @@ def to_json(rec: Recommendation) -> str:
 # --------------------------------------------------------------------------- the view
 
 
-def _term(t: ScheduledTerm) -> dict[str, Any]:
+def _term(t: ScheduledTerm, titles: Mapping[str, str]) -> dict[str, Any]:
+    """One term of a plan; what each course counts toward by requirement title (the ids
+    stay in the JSON)."""
     return {
         "term": t.term,
         "label": t.label,
@@ -75,7 +79,7 @@ def _term(t: ScheduledTerm) -> dict[str, Any]:
                 "course": c.course,
                 "title": c.title + session_note(t.term, c.session),
                 "units": _num(c.units),
-                "toward": ", ".join(c.satisfies),
+                "toward": "; ".join(requirement_names(c.satisfies, titles)),
             }
             for c in t.courses
         ],
@@ -126,6 +130,7 @@ def _no_plan(rec: Recommendation) -> str:
 def view(rec: Recommendation) -> dict[str, Any]:
     """What the report templates are given (documented by the shipped templates)."""
     cp = rec.counter_proposal
+    titles = rec.requirement_titles
     return {
         "rec": rec,
         "unit": unit_name(),
@@ -135,7 +140,7 @@ def view(rec: Recommendation) -> dict[str, Any]:
         "programs": program_labels(rec),
         "close": close_view(rec),
         "graduation": term_label(rec.graduation_term),
-        "plan": [_term(t) for t in rec.plan],
+        "plan": [_term(t, titles) for t in rec.plan],
         "no_plan": _no_plan(rec),
         "next_term": _sections(rec.next_term),
         "counter": None
@@ -143,10 +148,11 @@ def view(rec: Recommendation) -> dict[str, Any]:
         else {
             "label": term_label(cp.graduation_term),
             "intro": counter_intro(rec),
-            "terms": [_term(t) for t in cp.terms],
+            "terms": [_term(t, titles) for t in cp.terms],
         },
         "alternatives": [
-            {**alternative_facts(a), "terms": [_term(t) for t in a.terms]} for a in rec.alternatives
+            {**alternative_facts(a), "terms": [_term(t, titles) for t in a.terms]}
+            for a in rec.alternatives
         ],
         "risks": [
             {
