@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.artifacts import Outcome
 from pipeline.checkpoint_summary import CheckpointSummary
-from pipeline.context import State, WorkflowContext
+from pipeline.context import State, WorkflowContext, approval_next_step
 from pipeline.degraded import degraded_line
 from pipeline.errors import ExitCode
 
@@ -144,6 +144,7 @@ class BatchReport:
     invalid: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)  # refused stale requests
     awaiting: list[str] = field(default_factory=list)  # requests waiting for approval
+    awaiting_next: list[str] = field(default_factory=list)  # the next: line of each ('' if none)
     degraded: list[str] = field(default_factory=list)  # done on the offline fallback
     llm_calls: int = 0
     tokens: int = 0
@@ -193,6 +194,9 @@ class BatchReport:
             # Listed under "awaiting approval": the rules, without saying so twice.
             pending = (result.error or "").removeprefix("awaiting approval: ")
             self.awaiting.append(f"{result.id or '?'} ({result.source}): {pending}")
+            # 'RULE (terms) by approver, ...', as finished() writes it: the first rule is next
+            rule = pending.split(" ")[0]
+            self.awaiting_next.append(approval_next_step(result.id, rule) if result.id else "")
         elif status == "stale" and len(self.stale) < MAX_LISTED:
             self.stale.append(where)
         elif status == "degraded" and len(self.degraded) < MAX_LISTED:
