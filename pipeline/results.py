@@ -45,6 +45,61 @@ JobStatus = Literal[
 ]
 MAX_LISTED = 10  # failures and invalid requests listed in the printed table
 
+# What an advisor calls where a request stands, by attention group, most urgent first: the
+# batch index's status column and its sections. The group of a request that finished is
+# its outcome's; of one that did not, its status's (``advisor_group``). The CLI prints the
+# machine words (statuses and outcomes, which scripts read); people read these.
+ADVISOR_WORDS: Final[dict[str, str]] = {
+    "awaiting_approval": "Needs approval",
+    "needs_input": "Needs information",
+    "infeasible": "Cannot be planned as asked",
+    "timed_out": "No plan in time",
+    "unresolved_after_max_rounds": "Needs an advisor's review",
+    "failed": "Failed",
+    "invalid": "Invalid request",
+    "stale": "Out of date",
+    "approved_with_risks": "Ready, with risks",
+    "approved": "Ready",
+    "answered": "Answered",
+}
+# What a person reads for each job status (the index's status filter); scripts read the
+# statuses themselves.
+STATUS_WORDS: Final[dict[str, str]] = {
+    "done": "Finished",
+    "skipped": "Finished on an earlier run",
+    "rerun_stale": "Run again (catalog or settings changed)",
+    "degraded": "Finished on the offline fallback",
+    "awaiting_approval": "Needs approval",
+    "stale": "Out of date",
+    "failed": "Failed",
+    "invalid": "Invalid request",
+    "locked": "Locked by another run",
+    "interrupted": "Interrupted",
+    "catalog_missing": "Its catalog is missing",
+    "unwritable": "Could not be written",
+}
+# Statuses of a request that did not finish, by the group they show in.
+_NOT_FINISHED: Final[dict[str, str]] = {
+    "awaiting_approval": "awaiting_approval",
+    "invalid": "invalid",
+    "stale": "stale",
+    "failed": "failed",
+    "locked": "failed",
+    "interrupted": "failed",
+    "catalog_missing": "failed",
+    "unwritable": "failed",
+}
+
+
+def advisor_group(status: str, outcome: str | None, timed_out: bool = False) -> str:
+    """The ``ADVISOR_WORDS`` key of a request with this status and outcome (``timed_out``:
+    its planner ran out of time, which is not a proof of infeasibility)."""
+    if status in _NOT_FINISHED or not outcome:
+        return _NOT_FINISHED.get(status, "failed")
+    if outcome == "infeasible" and timed_out:
+        return "timed_out"
+    return outcome if outcome in ADVISOR_WORDS else "failed"
+
 
 class JobResult(BaseModel):
     """One request's result in a batch: the summary line, and the costs the report sums."""

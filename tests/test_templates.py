@@ -121,7 +121,9 @@ def test_the_batch_index_lists_every_request_with_its_facts_and_report(tmp_path:
     ]  # fmt: skip
     page = write_index(tmp_path, lines).read_text(encoding="utf-8")
     assert '<a href="time-conflict.html">time-conflict</a>' in page
-    assert "3 requests: awaiting_approval 1 · done 1 · invalid 1" in page
+    assert (
+        "3 requests: Needs approval 1 · Needs an advisor&#39;s review 1 · Invalid request 1"
+    ) in page
     assert "<script>" in page and "http" not in page.split("<script>")[1]  # no CDN
 
 
