@@ -335,8 +335,6 @@ def synthesize(
     others, others_note = alternative_plans(
         intake, proposal, schedule, critique, outcome, alternatives, tools, decisions
     )
-    cp = schedule.counter_proposal
-    planned = [*schedule.terms, *(cp.terms if cp else []), *(t for a in others for t in a.terms)]
     draft = Recommendation(
         request_id=intake.request_id,
         student_id=intake.profile.student_id,
@@ -352,9 +350,6 @@ def synthesize(
         catalog_years=catalog_years(proposal),
         close_programs=close_report(intake, schedule, close, tools),
         plan=list(schedule.terms),
-        requirement_titles=requirement_titles(
-            proposal.audit, {r for t in planned for c in t.courses for r in c.satisfies}
-        ),
         graduation_term=schedule.graduation_term,
         infeasible_kind=schedule.infeasible_kind if outcome == "infeasible" else None,
         time_limits=list(schedule.time_limits),
@@ -374,6 +369,10 @@ def synthesize(
         letter="",
         letter_source="template",
     )
+    # Titles of the requirements the draft names by id (what courses count toward, the
+    # planner's reasons), for everything written for people; the ids stay for machines.
+    titles = requirement_titles(proposal.audit, mentioned_in=draft.model_dump_json())
+    draft = draft.model_copy(update={"requirement_titles": titles})
     result = tools.llm.write_letter(draft, ledger=tools.ledger)
     rec = draft.model_copy(
         update={

@@ -23,6 +23,7 @@ from typing import Any
 
 import structlog
 
+from agents.audit import name_requirements
 from agents.catalog import term_label
 from agents.files import atomic_write
 from agents.reports import render
@@ -57,13 +58,17 @@ def _outcome_facts(out_dir: Path, rid: str) -> dict[str, Any]:
     if not isinstance(rec, dict):
         return {}
     grad = rec.get("graduation_term")
+    titles = rec.get("requirement_titles")
+    titles = (
+        {k: v for k, v in titles.items() if isinstance(v, str)} if isinstance(titles, dict) else {}
+    )
     return {
         "name": rec.get("student_name") or "",
         "graduation": grad or "",
         "graduation_label": (term_label(grad) or grad) if grad else "",
         "risks": len(rec.get("risks") or []),
         "report": f"{rid}.html" if (out_dir / f"{rid}.html").is_file() else None,
-        "summary": rec.get("summary", ""),
+        "summary": name_requirements(str(rec.get("summary", "")), titles),
         # No plan before a time limit ran out is not a finding of infeasibility.
         "timed_out": rec.get("outcome") == "infeasible"
         and rec.get("infeasible_kind") == "timed_out",

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from agents.artifacts import PlanRequest, Recommendation
 from agents.audit import (
     audit,
+    name_requirements,
     readable_id,
     render_audit,
     requirement_name,
@@ -20,10 +22,13 @@ from agents.audit import (
     requirement_titles,
 )
 from agents.catalog import load_catalog, load_student, use_catalog
-from agents.writing import to_html
+from agents.toolbox import Settings
+from agents.writing import to_html, to_json, to_markdown
 from agents.writing.worksheet import worksheet_html, worksheet_markdown, worksheet_view
 from pipeline.index import index_rows, write_index
 from pipeline.results import ADVISOR_WORDS, advisor_group
+from pipeline.runner import RequestOptions, ToolboxFactory, run_request
+from pipeline.store import CheckpointStore
 from tests.test_render import _rec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -155,3 +160,53 @@ def test_status_words_an_advisor_uses(
     status: str, outcome: str | None, timed_out: bool, words: str
 ) -> None:
     assert ADVISOR_WORDS[advisor_group(status, outcome, timed_out)] == words
+
+
+def test_a_sentence_names_requirements_by_title_whole_ids_only() -> None:
+    titles = {"MATH-MIN/math": "Mathematics", "MATH-MIN/math-adv": "Advanced mathematics"}
+    assert name_requirements("MATH-MIN/math-adv cannot be met; MATH-MIN/math can.", titles) == (
+        "Advanced mathematics cannot be met; Mathematics can."
+    )
+    assert name_requirements("MATH-MIN/math-advx and XMATH-MIN/math", titles) == (
+        "MATH-MIN/math-advx and XMATH-MIN/math"  # not a whole id: left as it is
+    )
+    assert name_requirements("no ids here", {}) == "no ids here"
+
+
+@pytest.fixture(scope="module")
+def infeasible(tmp_path_factory: pytest.TempPathFactory) -> Recommendation:
+    """The sample batch's add-minor-infeasible request, run through the pipeline."""
+    line = next(
+        x
+        for x in (REPO / "demos" / "requests.jsonl").read_text("utf-8").splitlines()
+        if json.loads(x)["request_id"] == "add-minor-infeasible"
+    )
+    store = CheckpointStore(tmp_path_factory.mktemp("state"))
+    ctx = run_request(
+        PlanRequest.model_validate_json(line),
+        RequestOptions(
+            store=store,
+            toolbox_factory=ToolboxFactory(backend="offline"),
+            settings=Settings(),
+            out_dir=None,
+        ),
+    )
+    assert ctx.recommendation is not None
+    return ctx.recommendation
+
+
+def test_the_planners_reasons_reach_people_with_titles_and_machines_with_ids(
+    infeasible: Recommendation,
+) -> None:
+    rec = infeasible
+    assert rec.outcome == "infeasible"
+    whole = r"(?<![\w/-]){}(?![\w-])"
+    blocked = [
+        k for k in rec.requirement_titles if re.search(whole.format(re.escape(k)), rec.summary)
+    ]
+    assert blocked, rec.summary  # the planner's reason names the requirement by id ...
+    people = to_markdown(rec) + to_html(rec) + rec.letter
+    for req_id in blocked:  # ... and people read its title
+        assert not re.search(whole.format(re.escape(req_id)), people)
+        assert rec.requirement_titles[req_id] in people
+    assert all(k in to_json(rec) for k in blocked)  # the JSON keeps the ids

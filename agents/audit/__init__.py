@@ -8,6 +8,7 @@ from agents.audit.core import SCHEMA_FILE, audit, audit_schema, unmet
 from agents.audit.render import render_audit, render_program
 from agents.audit.report import AuditReport, ProgramAudit, RequirementAudit, iter_nodes
 from agents.audit.titles import (
+    name_requirements,
     program_titles,
     readable_id,
     requirement_name,
@@ -23,6 +24,7 @@ __all__ = [
     "audit",
     "audit_schema",
     "iter_nodes",
+    "name_requirements",
     "program_titles",
     "readable_id",
     "render_audit",

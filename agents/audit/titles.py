@@ -6,11 +6,13 @@ machines join on them. Everything written for people shows the node's title inst
 ``requirement_titles`` maps every id of an audit to its title (an untitled course leaf by
 its course, another untitled option of an n-of by the n-of's title), and ``requirement_name``
 looks an id up there, falling back to a readable form of the id (``readable_id``) when the
-catalog gave no title.
+catalog gave no title; ``name_requirements`` puts titles for the ids in a sentence (the
+planner's reasons name requirements by id).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Mapping
 
 from agents.audit.report import AuditReport, ProgramAudit, RequirementAudit
@@ -54,17 +56,29 @@ def program_titles(program: ProgramAudit) -> dict[str, str]:
 
 
 def requirement_titles(
-    report: AuditReport | None, wanted: Collection[str] | None = None
+    report: AuditReport | None,
+    wanted: Collection[str] | None = None,
+    mentioned_in: str = "",
 ) -> dict[str, str]:
-    """'PROGRAM/node' -> title for every node of ``report`` (only the ids in ``wanted``
-    when it is given), sorted by id."""
+    """'PROGRAM/node' -> title for every node of ``report``, sorted by id; only the ids in
+    ``wanted`` or mentioned in the text ``mentioned_in`` when either is given."""
+    every = wanted is None and not mentioned_in
     out: dict[str, str] = {}
     for program in report.programs if report is not None else []:
         for node_id, title in program_titles(program).items():
             key = f"{program.code}/{node_id}"
-            if wanted is None or key in wanted:
+            if every or key in (wanted or ()) or key in mentioned_in:
                 out[key] = title
     return dict(sorted(out.items()))
+
+
+def name_requirements(text: str, titles: Mapping[str, str]) -> str:
+    """``text`` with every requirement id of ``titles`` in it ('MATH-MIN/math-min-advanced
+    cannot be met') replaced by its title; the longest id first, a whole id only."""
+    if not titles or "/" not in text:
+        return text
+    ids = "|".join(re.escape(k) for k in sorted(titles, key=len, reverse=True))
+    return re.sub(rf"(?<![\w/-])({ids})(?![\w-])", lambda m: titles[m[1]], text)
 
 
 def requirement_name(req_id: str, titles: Mapping[str, str]) -> str:
