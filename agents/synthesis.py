@@ -37,7 +37,7 @@ from agents.artifacts import (
     Risk,
     Schedule,
 )
-from agents.audit import audit
+from agents.audit import audit, requirement_titles
 from agents.audit.exceptions import approval_problems
 from agents.case import Case
 from agents.catalog import Catalog, credits_text, unit_name
@@ -49,7 +49,6 @@ from agents.toolbox import Toolbox
 log = structlog.get_logger(__name__)
 
 # --------------------------------------------------------------------------- risks
-
 
 # Words in a schedule's binding reason and the kind of risk they signal, first match wins.
 REASON_KINDS = (
@@ -370,6 +369,10 @@ def synthesize(
         letter="",
         letter_source="template",
     )
+    # Titles of the requirements the draft names by id (what courses count toward, the
+    # planner's reasons), for everything written for people; the ids stay for machines.
+    titles = requirement_titles(proposal.audit, mentioned_in=draft.model_dump_json())
+    draft = draft.model_copy(update={"requirement_titles": titles})
     result = tools.llm.write_letter(draft, ledger=tools.ledger)
     rec = draft.model_copy(
         update={
@@ -391,7 +394,6 @@ def synthesize(
 
 def catalog_years(proposal: RequirementsProposal) -> dict[str, str]:
     """The catalog year of each audited program's version (empty without an audit)."""
-    report = proposal.audit
-    if report is None:
+    if (report := proposal.audit) is None:
         return {}
     return {p.code: p.catalog_year or report.catalog_year for p in report.programs}

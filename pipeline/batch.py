@@ -59,7 +59,7 @@ def run_batch(
     )
     seen: dict[str, str] = {}
     check_writable(opts.state_dir)  # a read-only or full state/ is said before any work
-    summary = SummaryWriter(opts.out_dir)
+    summary = SummaryWriter(opts.out_dir, state_dir=opts.state_dir)
     report.run_summary = summary.path
     # With -v the console shows the batch.progress events: no second line for each.
     echo = opts.console_level not in ("info", "debug")

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 def print_awaiting(args: argparse.Namespace, ctx: WorkflowContext) -> int:
     from agents.negotiation import approval_line
+    from pipeline.context import approval_next_step
 
     waiting = [a for a in ctx.approvals if a.decision == "pending"]
     if args.json:
@@ -31,8 +32,7 @@ def print_awaiting(args: argparse.Namespace, ctx: WorkflowContext) -> int:
         print(f"{rid}: awaiting approval")
         for a in waiting:
             print(f"  {approval_line(a)}: {a.message}")
-        print(f"next: advise approve {rid} {waiting[0].rule_id} --by NAME --reason TEXT "
-              f"(or advise deny ...), then advise resume {rid}")  # fmt: skip
+        print(approval_next_step(rid, waiting[0].rule_id))
     return EXIT_AWAITING_APPROVAL
 
 

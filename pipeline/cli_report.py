@@ -38,8 +38,11 @@ def print_report(report: BatchReport, opts: RunOptions) -> None:
     listed = [("failed", report.failures), ("invalid", report.invalid), ("stale", report.stale),
               ("awaiting approval", report.awaiting), ("degraded", report.degraded)]  # fmt: skip
     for title, lines in listed:
-        for line in lines:
+        for i, line in enumerate(lines):
             out.print(f"{title}: {line}", markup=False, highlight=False)
+            if lines is report.awaiting and report.awaiting_next[i]:
+                # What to do about it, as 'advise run' prints it.
+                out.print(report.awaiting_next[i], markup=False, highlight=False)
     if report.count("degraded"):
         out.print("degraded: done, but the LLM backend failed and the offline path answered; "
                   "rerun the same command with a working backend to redo just those stages",

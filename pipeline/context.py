@@ -304,10 +304,7 @@ def describe(ctx: WorkflowContext) -> str:
         out += [f"  round {a.round}: {approval_line(a)}" for a in ctx.approvals]
         pending = sorted({a.rule_id for a in ctx.approvals if a.decision == "pending"})
         if pending:
-            out.append(
-                f"  next: advise approve {ctx.request_id} {pending[0]} --by NAME --reason TEXT "
-                f"(or advise deny ...), then advise resume {ctx.request_id}"
-            )
+            out.append("  " + approval_next_step(ctx.request_id, pending[0]))
     out += ["", "artifacts:", *_artifact_lines(ctx)]
     if ctx.errors:
         out += ["", "errors:"]
@@ -357,3 +354,12 @@ def _artifact_lines(ctx: WorkflowContext) -> list[str]:
         rec = ctx.recommendation
         out.append(f"  recommendation: {rec.outcome} - {rec.summary}")
     return out or ["  (none yet)"]
+
+
+def approval_next_step(request_id: str, rule_id: str) -> str:
+    """The ``next:`` line printed for a request that waits for a person to approve
+    ``rule_id`` (by ``advise run``, ``advise batch`` and ``advise show``)."""
+    return (
+        f"next: advise approve {request_id} {rule_id} --by NAME --reason TEXT "
+        f"(or advise deny ...), then advise resume {request_id}"
+    )

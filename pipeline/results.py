@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.artifacts import Outcome
 from pipeline.checkpoint_summary import CheckpointSummary
-from pipeline.context import State, WorkflowContext
+from pipeline.context import State, WorkflowContext, approval_next_step
 from pipeline.degraded import degraded_line
 from pipeline.errors import ExitCode
 
@@ -44,6 +44,61 @@ JobStatus = Literal[
     "degraded",
 ]
 MAX_LISTED = 10  # failures and invalid requests listed in the printed table
+
+# What an advisor calls where a request stands, by attention group, most urgent first: the
+# batch index's status column and its sections. The group of a request that finished is
+# its outcome's; of one that did not, its status's (``advisor_group``). The CLI prints the
+# machine words (statuses and outcomes, which scripts read); people read these.
+ADVISOR_WORDS: Final[dict[str, str]] = {
+    "awaiting_approval": "Needs approval",
+    "needs_input": "Needs information",
+    "infeasible": "Cannot be planned as asked",
+    "timed_out": "No plan in time",
+    "unresolved_after_max_rounds": "Needs an advisor's review",
+    "failed": "Failed",
+    "invalid": "Invalid request",
+    "stale": "Out of date",
+    "approved_with_risks": "Ready, with risks",
+    "approved": "Ready",
+    "answered": "Answered",
+}
+# What a person reads for each job status (the index's status filter); scripts read the
+# statuses themselves.
+STATUS_WORDS: Final[dict[str, str]] = {
+    "done": "Finished",
+    "skipped": "Finished on an earlier run",
+    "rerun_stale": "Run again (catalog or settings changed)",
+    "degraded": "Finished on the offline fallback",
+    "awaiting_approval": "Needs approval",
+    "stale": "Out of date",
+    "failed": "Failed",
+    "invalid": "Invalid request",
+    "locked": "Locked by another run",
+    "interrupted": "Interrupted",
+    "catalog_missing": "Its catalog is missing",
+    "unwritable": "Could not be written",
+}
+# Statuses of a request that did not finish, by the group they show in.
+_NOT_FINISHED: Final[dict[str, str]] = {
+    "awaiting_approval": "awaiting_approval",
+    "invalid": "invalid",
+    "stale": "stale",
+    "failed": "failed",
+    "locked": "failed",
+    "interrupted": "failed",
+    "catalog_missing": "failed",
+    "unwritable": "failed",
+}
+
+
+def advisor_group(status: str, outcome: str | None, timed_out: bool = False) -> str:
+    """The ``ADVISOR_WORDS`` key of a request with this status and outcome (``timed_out``:
+    its planner ran out of time, which is not a proof of infeasibility)."""
+    if status in _NOT_FINISHED or not outcome:
+        return _NOT_FINISHED.get(status, "failed")
+    if outcome == "infeasible" and timed_out:
+        return "timed_out"
+    return outcome if outcome in ADVISOR_WORDS else "failed"
 
 
 class JobResult(BaseModel):
@@ -144,6 +199,7 @@ class BatchReport:
     invalid: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)  # refused stale requests
     awaiting: list[str] = field(default_factory=list)  # requests waiting for approval
+    awaiting_next: list[str] = field(default_factory=list)  # the next: line of each ('' if none)
     degraded: list[str] = field(default_factory=list)  # done on the offline fallback
     llm_calls: int = 0
     tokens: int = 0
@@ -193,6 +249,9 @@ class BatchReport:
             # Listed under "awaiting approval": the rules, without saying so twice.
             pending = (result.error or "").removeprefix("awaiting approval: ")
             self.awaiting.append(f"{result.id or '?'} ({result.source}): {pending}")
+            # 'RULE (terms) by approver, ...', as finished() writes it: the first rule is next
+            rule = pending.split(" ")[0]
+            self.awaiting_next.append(approval_next_step(result.id, rule) if result.id else "")
         elif status == "stale" and len(self.stale) < MAX_LISTED:
             self.stale.append(where)
         elif status == "degraded" and len(self.degraded) < MAX_LISTED:

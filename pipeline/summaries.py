@@ -37,8 +37,11 @@ class SummaryWriter:
     """This run's ``summaries/<run-id>.jsonl``, one line per request as it finishes;
     ``close`` merges every run's lines into ``batch-summary.jsonl``."""
 
-    def __init__(self, out_dir: Path, run_id: str | None = None) -> None:
+    def __init__(
+        self, out_dir: Path, run_id: str | None = None, state_dir: Path | None = None
+    ) -> None:
         self.out_dir = out_dir
+        self.state_dir = state_dir  # the checkpoints: names and catalogs for the index
         self.run_id = run_id or new_run_id()
         self.path = out_dir / RUNS_DIR / f"{self.run_id}.jsonl"
         _adopt_legacy(out_dir)
@@ -60,7 +63,7 @@ class SummaryWriter:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
-        merge_summaries(self.out_dir)
+        merge_summaries(self.out_dir, self.state_dir)
 
 
 def _adopt_legacy(out_dir: Path) -> None:
@@ -82,7 +85,7 @@ def _key(row: Any, line: str) -> str:
     return f"id:{row['id']}"
 
 
-def merge_summaries(out_dir: Path) -> Path:
+def merge_summaries(out_dir: Path, state_dir: Path | None = None) -> Path:
     """Rewrite ``<out_dir>/batch-summary.jsonl`` atomically from every per-run file (the
     latest line per request id wins); returns its path. Merges are serialized by a lock,
     so two batches finishing together never interleave their writes."""
@@ -111,7 +114,7 @@ def merge_summaries(out_dir: Path) -> Path:
                         continue  # a line cut short by a killed run
                     lines[_key(row, line)] = line
         atomic_write(merged, "".join(f"{line}\n" for line in lines.values()).encode("utf-8"))
-        write_index(out_dir, list(lines.values()))
+        write_index(out_dir, list(lines.values()), state_dir)
     finally:
         os.close(fd)
     return merged

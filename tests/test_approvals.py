@@ -257,4 +257,8 @@ def test_the_batch_table_lists_what_each_waiting_request_needs(
     (ws / "in.jsonl").write_text(json.dumps(_request()) + "\n", "utf-8")
     assert main(["batch", "in.jsonl", "--quiet"]) == 4
     out = capsys.readouterr().out
-    assert f"awaiting approval: {RID} (line 1): LOAD-OVERLOAD (S2027, F2027) by advisor\n" in out
+    assert (
+        f"awaiting approval: {RID} (line 1): LOAD-OVERLOAD (S2027, F2027) by advisor\n"
+        f"next: advise approve {RID} LOAD-OVERLOAD --by NAME --reason TEXT (or advise deny ...), "
+        f"then advise resume {RID}\n"
+    ) in out

@@ -105,13 +105,16 @@ def _expected_rows(rec: Recommendation, catalog: Catalog) -> list[dict[str, str]
             out.append({
                 "term": term.term, "term_name": term.label, "course": c.course,
                 "title": c.title, "units": f"{c.units:g}",
-                "counts_toward": "; ".join(c.satisfies),
+                "counts_toward": "; ".join(
+                    rec.requirement_titles.get(r, r) for r in c.satisfies
+                ),
                 "status": "registered" if registered else "planned",
                 "section": pick.section if pick else "",
                 "days": "; ".join(m[0] for m in meetings),
                 "start": "; ".join(m[1] for m in meetings),
                 "end": "; ".join(m[2] for m in meetings),
                 "location": "; ".join(rooms),
+                "requirement_ids": "; ".join(c.satisfies),
             })  # fmt: skip
     return out
 
@@ -125,11 +128,15 @@ def test_csv_has_one_row_per_planned_course_and_the_next_terms_sections(
     data = target.read_bytes()
     assert data.startswith(
         b"term,term_name,course,title,units,counts_toward,status,section,days,start,end,"
-        b"location\r\n"
+        b"location,requirement_ids\r\n"
     )
     rows = list(csv.DictReader(io.StringIO(data.decode("utf-8"))))
     expected = _expected_rows(_rec(ws), load_catalog())
     assert rows == expected
+    # People read titles; the ids are the last column, for tools joining with the JSON.
+    ids = {i for r in rows for i in r["requirement_ids"].split("; ")} - {"free elective"}
+    assert ids and ids <= set(_rec(ws).requirement_titles)
+    assert not ids & {t for r in rows for t in r["counts_toward"].split("; ")}
     assert sum(r["status"] == "registered" for r in rows) == 1
     assert all(r["location"] for r in rows if r["section"])  # the sample has every room
     assert _export(ws, PLANNED, "csv") == 0

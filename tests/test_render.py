@@ -43,6 +43,7 @@ def _rec(**over: Any) -> Recommendation:
         "outcome": "unresolved_after_max_rounds",
         "summary": "Unresolved after 3 round(s): LOAD-MAX still violated.",
         "programs": ["IS-BS"],
+        "requirement_titles": {"IS-BS/core": "Information systems core"},
         "plan": [
             ScheduledTerm(
                 term="S2027",
@@ -124,7 +125,7 @@ Unresolved after 3 round(s): LOAD-MAX still violated.
 
 | Course | Title | Units | Counts toward |
 | --- | --- | --- | --- |
-| 67-272 | Design \\| Development | 12 | IS-BS/core |
+| 67-272 | Design \\| Development | 12 | Information systems core |
 
 ### Fall 2027: away
 
@@ -170,7 +171,7 @@ That was the last round allowed.
 
 - When do you graduate?
 
-## Letter (template)
+## Letter to the student
 
 Dear Sam,
 
@@ -212,7 +213,7 @@ def test_markdown_for_an_answer_without_a_plan() -> None:
         ">\n"
         "> At most 54 units a term.\n"
         "> Above 54 is an overload.\n\n"
-        "## Letter (template)\n\n"
+        "## Letter to the student\n\n"
         "Dear Sam,\n\nThe answer.\n"
     )
 

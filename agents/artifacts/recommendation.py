@@ -53,6 +53,12 @@ class Recommendation(Artifact):
         "program code; programs may follow different years (agents.catalog.years).",
     )
     plan: list[ScheduledTerm] = Field(default_factory=list, description="The final plan.")
+    requirement_titles: dict[str, str] = Field(
+        default_factory=dict,
+        description="Title of each requirement a course of the plan, the counter-proposal or "
+        "an alternative counts toward, by id ('IS-BS/is-electives' -> its catalog title): "
+        "what the Markdown and HTML show; the ids stay in 'satisfies' for machines.",
+    )
     graduation_term: str | None = Field(default=None, description="Planned graduation.")
     infeasible_kind: Literal["proven", "timed_out"] | None = Field(
         default=None,

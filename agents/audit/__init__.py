@@ -7,6 +7,14 @@ from agents.audit.alloc import sharing_limit
 from agents.audit.core import SCHEMA_FILE, audit, audit_schema, unmet
 from agents.audit.render import render_audit, render_program
 from agents.audit.report import AuditReport, ProgramAudit, RequirementAudit, iter_nodes
+from agents.audit.titles import (
+    name_requirements,
+    program_titles,
+    readable_id,
+    requirement_name,
+    requirement_names,
+    requirement_titles,
+)
 
 __all__ = [
     "SCHEMA_FILE",
@@ -16,8 +24,14 @@ __all__ = [
     "audit",
     "audit_schema",
     "iter_nodes",
+    "name_requirements",
+    "program_titles",
+    "readable_id",
     "render_audit",
     "render_program",
+    "requirement_name",
+    "requirement_names",
+    "requirement_titles",
     "sharing_limit",
     "unmet",
 ]

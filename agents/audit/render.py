@@ -1,4 +1,5 @@
-"""Plain-text rendering of a degree audit: one tree per program with status marks.
+"""Plain-text rendering of a degree audit: one tree per program with status marks, each
+requirement named by its title (the ids stay in the audit's JSON).
 
 The text has no colour codes (the CLI may add colour); every line is stable for a given
 report, so the rendering can be compared in tests and pasted into letters and tickets.
@@ -6,7 +7,10 @@ report, so the rendering can be compared in tests and pasted into letters and ti
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from agents.audit.report import AuditReport, CountedCourse, ProgramAudit, RequirementAudit
+from agents.audit.titles import program_titles, requirement_name, requirement_titles
 from agents.catalog import credits_text, unit_name
 
 MARKS: dict[str, str] = {"met": "[met]", "partly_met": "[partly met]", "unmet": "[unmet]"}
@@ -46,9 +50,11 @@ def _remaining_line(node: RequirementAudit) -> str | None:
     return text
 
 
-def _render_node(node: RequirementAudit, depth: int, lines: list[str]) -> None:
+def _render_node(
+    node: RequirementAudit, depth: int, lines: list[str], names: Mapping[str, str]
+) -> None:
     pad = "  " * depth
-    name = f"{node.title} ({node.id})" if node.title else node.id
+    name = names[node.id]
     lines.append(f"{pad}{MARKS[node.status]} {name}: {node.explanation}")
     for c in node.counted:
         lines.append(f"{pad}    + {_counted_line(c)}")
@@ -56,12 +62,20 @@ def _render_node(node: RequirementAudit, depth: int, lines: list[str]) -> None:
     if remaining is not None:
         lines.append(f"{pad}    - {remaining}")
     for child in node.children:
-        _render_node(child, depth + 1, lines)
+        _render_node(child, depth + 1, lines, names)
 
 
-def render_program(program: ProgramAudit, catalog_year: str | None = None) -> str:
+def render_program(
+    program: ProgramAudit,
+    catalog_year: str | None = None,
+    titles: Mapping[str, str] | None = None,
+) -> str:
     """One program's audit as an indented tree (its catalog year shown when it is not
-    ``catalog_year``, the catalog's own)."""
+    ``catalog_year``, the catalog's own). Requirements are named by title, never by id
+    (``agents.audit.titles``); ``titles`` ('PROGRAM/node' -> title) names the other
+    programs' requirements a shared course counts toward."""
+    names = program_titles(program)
+    others = titles or {}
     kind: str = "institution requirements" if program.kind == "institution" else program.kind
     kind += ", what-if" if program.what_if else ""
     if program.catalog_year is not None and program.catalog_year != catalog_year:
@@ -69,13 +83,14 @@ def render_program(program: ProgramAudit, catalog_year: str | None = None) -> st
     lines = [f"{program.code} {program.name} ({kind}) {MARKS[program.status]}"]
     if not program.eligible:
         lines.append(f"  Not eligible: {program.eligibility_note}")
-    _render_node(program.root, 1, lines)
+    _render_node(program.root, 1, lines, names)
     for check in program.checks:
-        _render_node(check, 1, lines)
+        _render_node(check, 1, lines, names)
     for s in program.shared_courses:
+        other = requirement_name(f"{s.with_program}/{s.other_requirement}", others)
         lines.append(
-            f"  Shared: {s.course} ({s.term}) counts toward {s.requirement} here and "
-            f"{s.other_requirement} in {s.with_program}"
+            f"  Shared: {s.course} ({s.term}) counts toward "
+            f"{names.get(s.requirement) or s.requirement} here and {other} in {s.with_program}"
         )
     for note in program.sharing_notes:
         lines.append(f"  Sharing: {note}")
@@ -101,8 +116,9 @@ def render_audit(report: AuditReport) -> str:
         result = "requirements remain"
     lines.append(f"Result: {result}")
     text = "\n".join(lines) + "\n"
+    titles = requirement_titles(report)
     for program in report.programs:
-        text += "\n" + render_program(program, report.catalog_year)
+        text += "\n" + render_program(program, report.catalog_year, titles)
     if report.exceptions:
         text += "\nAdvisor exceptions:\n" + "".join(
             f"  - [{u.status}] {u.exception} ({u.by}, {u.date}: {u.reason}): {u.note}\n"

@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from agents.artifacts import NegotiationRound, Recommendation, Risk, ScheduledTerm
+from agents.audit import name_requirements
 from agents.catalog import (
     Calendar,
     Term,
@@ -275,6 +276,8 @@ def template_letter(draft: Recommendation) -> str:
     """A plain-text letter built from the draft alone (template ``letter.txt.j2``);
     deterministic. No rule id reaches the student: policies are named by their heading."""
     text = render("letter.txt.j2", **letter_view(draft))
+    # Requirements by title: the draft's sentences may name them by id.
+    text = name_requirements(text, draft.requirement_titles)
     # Paragraphs are separated by one blank line, whatever the template's spacing.
     paragraphs = [p.strip("\n") for p in re.split(r"\n\s*\n", text) if p.strip()]
     return "\n\n".join(paragraphs) + "\n"

@@ -189,8 +189,8 @@ def _about(c: PlannedCourse, unit: str) -> str:
     """'15-213 Introduction to Computer Systems - 12 units - counts toward CS-BS/15-213',
     with ' - registered' for a course the student is registered for."""
     parts = [f"{c.course} {c.title}", _amount(c.units, unit)]
-    if c.counts_toward:
-        parts.append(f"counts toward {', '.join(c.counts_toward)}")
+    if c.counts_toward_titles:
+        parts.append(f"counts toward {'; '.join(c.counts_toward_titles)}")
     if c.status == "registered":
         parts.append("registered")
     return " - ".join(parts)

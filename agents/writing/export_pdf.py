@@ -156,7 +156,7 @@ def _cells(c: PlannedCourse) -> tuple[str, str, str, str]:
         title += f"\nsection {c.section}"
         if c.meetings:
             title += ": " + ", ".join(f"{m.days} {m.start}-{m.end}" for m in c.meetings)
-    return (c.course, title, format_credits(c.units), ", ".join(c.counts_toward) or "-")
+    return (c.course, title, format_credits(c.units), "; ".join(c.counts_toward_titles) or "-")
 
 
 def _section(pdf: _Document, heading: str, body: str) -> None:

@@ -1,12 +1,13 @@
-"""What every plan export reads of a finished request: the planned courses term by term,
-and the weekly meetings of the sections picked for the next term.
+"""What every plan export reads of a finished request: the planned courses term by term, and
+the weekly meetings of the sections picked for the next term.
 
 The recommendation is the truth about the plan: its terms, courses, units and what each
-counts toward, and the meeting times of each section picked (``SectionPick.meetings``, e.g.
-'MWF 09:00-09:50'). The catalog adds what the recommendation does not keep: each meeting's
-location (when the catalog's section still meets at that time) and when terms run (the
-calendar's dates, used by the calendar export). A request whose target was infeasible
-exports the counter-proposal it was offered instead.
+counts toward (by id and by title: ``Recommendation.requirement_titles``), and the meeting
+times of each section picked (``SectionPick.meetings``, e.g. 'MWF 09:00-09:50'). The catalog
+adds what the recommendation does not keep: each meeting's location (when the catalog's
+section still meets at that time) and when terms run (the calendar's dates, used by the
+calendar export). A request whose target was infeasible exports the counter-proposal it was
+offered instead.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agents.artifacts import Recommendation, ScheduledTerm
+from agents.audit import requirement_names
 from agents.catalog import Catalog, Meeting
 from agents.errors import ExportError
 
@@ -45,6 +47,9 @@ class PlannedCourse:
     title: str
     units: float
     counts_toward: tuple[str, ...]
+    """Requirement ids ('IS-BS/is-electives'), as the recommendation's JSON has them."""
+    counts_toward_titles: tuple[str, ...]
+    """The same requirements by title, in the same order: what a person reads."""
     status: Status
     section: str | None
     meetings: tuple[MeetingTime, ...]
@@ -100,6 +105,9 @@ def plan_export(
                     title=c.title,
                     units=c.units,
                     counts_toward=tuple(c.satisfies),
+                    counts_toward_titles=tuple(
+                        requirement_names(c.satisfies, rec.requirement_titles)
+                    ),
                     status="registered" if (c.course, t.term) in registered else "planned",
                     section=pick.section if pick else None,
                     meetings=_meetings(catalog, t.term, c.course, pick.section, pick.meetings)

@@ -15,9 +15,11 @@ view escapes '<'. The HTML keeps stable ids and classes for browser tests:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from agents.artifacts import NextTermSections, Recommendation, ScheduledTerm
+from agents.audit import name_requirements, requirement_names
 from agents.catalog import credits_text, session_note, term_label, term_word, unit_name
 from agents.reports import render, round_sentences
 from agents.writing.render_parts import (
@@ -63,7 +65,9 @@ def to_json(rec: Recommendation) -> str:
 # --------------------------------------------------------------------------- the view
 
 
-def _term(t: ScheduledTerm) -> dict[str, Any]:
+def _term(t: ScheduledTerm, titles: Mapping[str, str]) -> dict[str, Any]:
+    """One term of a plan; what each course counts toward by requirement title (the ids
+    stay in the JSON)."""
     return {
         "term": t.term,
         "label": t.label,
@@ -75,7 +79,7 @@ def _term(t: ScheduledTerm) -> dict[str, Any]:
                 "course": c.course,
                 "title": c.title + session_note(t.term, c.session),
                 "units": _num(c.units),
-                "toward": ", ".join(c.satisfies),
+                "toward": "; ".join(requirement_names(c.satisfies, titles)),
             }
             for c in t.courses
         ],
@@ -123,19 +127,30 @@ def _no_plan(rec: Recommendation) -> str:
     return "No plan was needed." if rec.outcome == "answered" else "No plan has been made yet."
 
 
+def _said_round(r: dict[str, Any], said: Callable[[str], str]) -> dict[str, Any]:
+    return {**r, "proposal": said(r["proposal"]), "violations": [said(v) for v in r["violations"]]}
+
+
 def view(rec: Recommendation) -> dict[str, Any]:
     """What the report templates are given (documented by the shipped templates)."""
     cp = rec.counter_proposal
+    titles = rec.requirement_titles
+
+    def said(text: str) -> str:  # the planner's sentences name requirements by id
+        return name_requirements(text, titles)
+
     return {
         "rec": rec,
         "unit": unit_name(),
         "term_word": term_word(),
         "outcome_label": outcome_label(rec.outcome, rec.infeasible_kind),
         "intent": _words(rec.intent),
+        "summary": said(rec.summary),
+        "blockers": [said(b) for b in rec.target_blockers],
         "programs": program_labels(rec),
         "close": close_view(rec),
         "graduation": term_label(rec.graduation_term),
-        "plan": [_term(t) for t in rec.plan],
+        "plan": [_term(t, titles) for t in rec.plan],
         "no_plan": _no_plan(rec),
         "next_term": _sections(rec.next_term),
         "counter": None
@@ -143,17 +158,18 @@ def view(rec: Recommendation) -> dict[str, Any]:
         else {
             "label": term_label(cp.graduation_term),
             "intro": counter_intro(rec),
-            "terms": [_term(t) for t in cp.terms],
+            "terms": [_term(t, titles) for t in cp.terms],
         },
         "alternatives": [
-            {**alternative_facts(a), "terms": [_term(t) for t in a.terms]} for a in rec.alternatives
+            {**alternative_facts(a), "terms": [_term(t, titles) for t in a.terms]}
+            for a in rec.alternatives
         ],
         "risks": [
             {
                 "kind": r.kind,
                 "words": _words(r.kind),
                 "where": _where(term_label(r.term), r.rule_id),
-                "message": r.message,
+                "message": said(r.message),
             }
             for r in rec.risks
         ],
@@ -162,14 +178,13 @@ def view(rec: Recommendation) -> dict[str, Any]:
                 "rule_id": v.rule_id,
                 "severity": v.severity,
                 "where": f", {term_label(v.term)}" if v.term else "",
-                "message": v.message,
+                "message": said(v.message),
             }
             for v in rec.violations
         ],
-        "rounds": [round_sentences(r) for r in rec.negotiation],
+        "rounds": [_said_round(round_sentences(r), said) for r in rec.negotiation],
         "decisions": decision_lines(rec),
         "exceptions": exception_lines(rec),
-        "letter_source": _words(rec.letter_source),
     }
 
 

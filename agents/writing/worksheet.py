@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agents.audit.render import MARKS
 from agents.audit.report import AuditReport, ProgramAudit, RequirementAudit, iter_nodes
+from agents.audit.titles import readable_id, requirement_name, requirement_titles
 from agents.catalog import (
     Catalog,
     NOfRequirement,
@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from agents.artifacts.nearby import CloseProgram, CloseReport
 
 WORDS = {"met": "met", "partly_met": "in progress", "unmet": "not started"}
+# A status is never told by colour alone: each row shows an icon (hidden from screen
+# readers, which read the words) and the words beside it.
+ICONS = {"met": "\u2713", "partly_met": "\u25d0", "unmet": "\u2717", "spare": "\u2013"}
 
 
 def _leaves(node: RequirementAudit, n_of: dict[str, int]) -> list[RequirementAudit]:
@@ -82,7 +85,7 @@ def _name(node: RequirementAudit) -> str:
     if node.kind == "course":
         codes = [c.course for c in node.counted] or node.options
         return codes[0] if codes else node.id
-    return node.id
+    return readable_id(node.id)
 
 
 def _rows(node: RequirementAudit, depth: int = 0) -> list[dict[str, Any]]:
@@ -93,7 +96,7 @@ def _rows(node: RequirementAudit, depth: int = 0) -> list[dict[str, Any]]:
             "id": node.id,
             "title": _name(node),
             "status": "spare" if spare else node.status,
-            "mark": MARKS[node.status],
+            "icon": ICONS["spare" if spare else node.status],
             "words": "not needed" if spare else WORDS[node.status],
             "explanation": node.explanation,
             "counted": [
@@ -131,6 +134,7 @@ def program_view(program: ProgramAudit, tree: Program) -> dict[str, Any]:
         "eligibility_note": program.eligibility_note,
         "status": program.status,
         "words": WORDS[program.status],
+        "icon": ICONS[program.status],
         "done": done,
         "total": len(parts),
         "percent": _percent(done, len(parts)),
@@ -231,9 +235,11 @@ def _close_row(p: CloseProgram) -> dict[str, Any]:
 
 
 def _where_counted(report: AuditReport, course: str) -> set[str]:
-    """'PROGRAM/node' of every node that counts ``course``."""
+    """The title of every requirement that counts ``course`` (a person reads titles; the
+    'PROGRAM/node' ids stay in the audit's JSON)."""
+    titles = requirement_titles(report)
     return {
-        f"{code}/{node.id}"
+        requirement_name(f"{code}/{node.id}", titles)
         for code, node in iter_nodes(report)
         if any(c.course == course for c in node.counted)
     }
