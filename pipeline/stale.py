@@ -6,7 +6,9 @@ the previous outputs as ``<out_dir>/<id>.json.prev`` (``.md.prev``, ``.html.prev
 previous checkpoint as ``<state_dir>/<id>.json.prev``; ``--no-rerun-stale`` refuses it with
 a ``StaleResultError`` naming both fingerprints. ``advise status`` lists it as ``stale``.
 ``check_resume`` decides, for a saved checkpoint, whether a run continues it or starts
-again.
+again. A request that differs from its checkpoint only in what synthesis alone reads
+(``SYNTHESIS_FIELDS``: ``--alternatives K`` on a finished request) is not a new request:
+its finished run is reopened at synthesis (``reopen_for_synthesis``), the negotiation kept.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from pipeline.context import RunConfig, State, WorkflowContext
 from pipeline.errors import FingerprintMismatchError, RequestChangedError, StaleResultError
 
 log = structlog.get_logger(__name__)
+
+#: Request fields only the synthesis stage reads: a change to them redoes synthesis alone.
+SYNTHESIS_FIELDS = frozenset({"alternatives"})
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,8 @@ def check_resume(
 ) -> WorkflowContext | None:
     """The context to continue, or None to start again (forced, changed request, stale)."""
     rid = ctx.request_id
+    if ctx.request != request and not force and synthesis_only_change(ctx.request, request):
+        ctx = reopen_for_synthesis(ctx, request)
     if ctx.request != request:
         if not force:
             raise RequestChangedError(request.request_id, path)
@@ -102,4 +109,27 @@ def check_resume(
     ctx.catalog_fingerprint = current.catalog or ""
     ctx.config_fingerprint = config.fingerprint()
     ctx.config = config
+    return ctx
+
+
+def synthesis_only_change(saved: PlanRequest, request: PlanRequest) -> bool:
+    """True when ``request`` differs from ``saved`` only in ``SYNTHESIS_FIELDS``."""
+    changed = {
+        name for name in type(request).model_fields
+        if getattr(saved, name) != getattr(request, name)
+    }  # fmt: skip
+    return bool(changed) and changed <= SYNTHESIS_FIELDS
+
+
+def reopen_for_synthesis(ctx: WorkflowContext, request: PlanRequest) -> WorkflowContext:
+    """``ctx`` with ``request`` in place of its saved request; a finished run goes back to
+    just before synthesis (the negotiation as it concluded), so only the recommendation is
+    redone. A run that has not reached synthesis yet simply continues with the new request."""
+    fields = sorted(n for n in SYNTHESIS_FIELDS if getattr(ctx.request, n) != getattr(request, n))
+    ctx.request = request
+    if ctx.state is State.done and not ctx.degraded:  # a degraded one is redone further back
+        log.warning("request.options_changed", request_id=ctx.request_id, fields=fields,
+                    action="redo synthesis, previous outputs kept as .prev")  # fmt: skip
+        ctx.state = State.synthesis
+        ctx.recommendation = None
     return ctx
