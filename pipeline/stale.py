@@ -77,14 +77,15 @@ def check_resume(
 ) -> WorkflowContext | None:
     """The context to continue, or None to start again (forced, changed request, stale)."""
     rid = ctx.request_id
+    saved = Fingerprints(ctx.catalog_fingerprint, ctx.config_fingerprint)
     if ctx.request != request and not force and synthesis_only_change(ctx.request, request):
-        ctx = reopen_for_synthesis(ctx, request)
+        # a stale one stays done: it is rerun from the start (or refused) below
+        ctx = reopen_for_synthesis(ctx, request, finished_again=not saved.differs(current))
     if ctx.request != request:
         if not force:
             raise RequestChangedError(request.request_id, path)
         log.warning("resume.request_changed", request_id=rid, action="restart")
         return None
-    saved = Fingerprints(ctx.catalog_fingerprint, ctx.config_fingerprint)
     if ctx.state is State.done:
         if force:
             log.warning("rerun.forced", request_id=rid, action="restart, previous kept as .prev")
@@ -121,13 +122,16 @@ def synthesis_only_change(saved: PlanRequest, request: PlanRequest) -> bool:
     return bool(changed) and changed <= SYNTHESIS_FIELDS
 
 
-def reopen_for_synthesis(ctx: WorkflowContext, request: PlanRequest) -> WorkflowContext:
+def reopen_for_synthesis(
+    ctx: WorkflowContext, request: PlanRequest, *, finished_again: bool = True
+) -> WorkflowContext:
     """``ctx`` with ``request`` in place of its saved request; a finished run goes back to
     just before synthesis (the negotiation as it concluded), so only the recommendation is
-    redone. A run that has not reached synthesis yet simply continues with the new request."""
+    redone - unless ``finished_again`` is False (a stale run, rerun whole). A run that has
+    not reached synthesis yet simply continues with the new request."""
     fields = sorted(n for n in SYNTHESIS_FIELDS if getattr(ctx.request, n) != getattr(request, n))
     ctx.request = request
-    if ctx.state is State.done and not ctx.degraded:  # a degraded one is redone further back
+    if finished_again and ctx.state is State.done and not ctx.degraded:  # degraded: see redo
         log.warning("request.options_changed", request_id=ctx.request_id, fields=fields,
                     action="redo synthesis, previous outputs kept as .prev")  # fmt: skip
         ctx.state = State.synthesis

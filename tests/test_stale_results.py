@@ -247,6 +247,9 @@ def test_alternatives_on_a_finished_request_redo_synthesis_alone(
 
     assert main(["run", "r1.json", *OLD, "--alternatives", "3"]) == 0  # nothing changed now
     assert _runs(ws, "r1", "synthesis") == 2
+    assert main(["run", "r1.json", *NEW, "--alternatives", "1"]) == 0  # stale: a whole rerun
+    assert (_runs(ws, "r1", "intake"), _runs(ws, "r1", "synthesis")) == (2, 3)
+    assert _checkpoint(ws, "r1")["request"]["alternatives"] == 1
 
     (ws / "r2.jsonl").write_text(json.dumps(request_dict("r2")) + "\n", "utf-8")
     assert main(["batch", "r2.jsonl", *OLD]) == 0
