@@ -137,10 +137,7 @@ def _every_field() -> dict[str, Any]:
     return raw
 
 
-# --- round trips -----------------------------------------------------------------------
-
-
-@pytest.mark.slow
+@pytest.mark.slow  # round trips
 def test_export_then_build_gives_back_the_sample_catalog(tmp_path: Path) -> None:
     original = load_catalog()
     export_catalog(original, tmp_path / "sample")
