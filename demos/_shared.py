@@ -4,7 +4,9 @@ install), the bundled requests, and an offline toolbox. No key, no network."""
 from __future__ import annotations
 
 import json
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -17,6 +19,20 @@ from agents.toolbox import Toolbox  # noqa: E402
 from pipeline.logs import configure_logging  # noqa: E402
 
 REQUESTS = ROOT / "demos" / "requests.jsonl"
+
+
+def run_demo(main: Callable[[], int]) -> int:
+    """Run a demo's ``main``; output piped into a reader that stops early (``| head``) ends
+    the demo quietly, with status 0, instead of a BrokenPipeError traceback."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python's own advice: point stdout at devnull so the exit's flush cannot fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    return code
 
 
 def load_request(request_id: str) -> PlanRequest:

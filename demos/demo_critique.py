@@ -15,7 +15,7 @@ import argparse
 import sys
 import textwrap
 
-from _shared import ROOT, load_request  # noqa: F401 - sets up sys.path first
+from _shared import ROOT, load_request, run_demo  # noqa: F401 - sets up sys.path first
 
 from agents import critique, intake, requirements, scheduling
 from agents.artifacts import Critique, Schedule
@@ -76,4 +76,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_demo(main))

@@ -16,7 +16,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from _shared import load_request
+from _shared import load_request, run_demo
 
 from pipeline.cli import main as advise
 
@@ -56,4 +56,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_demo(main))

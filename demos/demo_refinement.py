@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from _shared import ROOT, load_request  # noqa: F401 - sets up sys.path first
+from _shared import ROOT, load_request, run_demo  # noqa: F401 - sets up sys.path first
 
 from agents import critique, intake, refinement, requirements, scheduling
 from agents.catalog import load_catalog
@@ -57,4 +57,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_demo(main))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 
-from _shared import load_request, offline_toolbox
+from _shared import load_request, offline_toolbox, run_demo
 
 from agents import intake, requirements
 from agents.artifacts import RequirementsProposal
@@ -62,4 +62,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_demo(main))

@@ -17,7 +17,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from _shared import ROOT, load_request  # noqa: F401 - sets up sys.path first
+from _shared import ROOT, load_request, run_demo  # noqa: F401 - sets up sys.path first
 
 from agents import (
     critique,
@@ -77,4 +77,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run_demo(main))

@@ -252,12 +252,13 @@ def _run_locked(request: PlanRequest, rid: str, options: RequestOptions) -> Work
     saved = store.load(rid)
     ctx = saved
     if saved is not None:
+        was_done = saved.state is State.done  # check_resume may reopen it
         ctx = check_resume(saved, request, current=current, config=config, force=options.force,
                             rerun_stale=options.rerun_stale, path=store.path(rid))  # fmt: skip
         if ctx is not None:
             ctx.catalog_source = factory.catalog_source
-        if ctx is None and saved.state is State.done:
-            keep_previous(store.path(rid), out_dir, rid)
+        if was_done and (ctx is None or ctx.state is not State.done):
+            keep_previous(store.path(rid), out_dir, rid)  # rerun, or reopened at synthesis
         if ctx is not None and ctx.state is State.done and ctx.degraded:
             keep_previous(store.path(rid), out_dir, rid)  # the LLM backend failed last time
             ctx = degraded.redo(ctx)

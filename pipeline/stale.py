@@ -6,7 +6,9 @@ the previous outputs as ``<out_dir>/<id>.json.prev`` (``.md.prev``, ``.html.prev
 previous checkpoint as ``<state_dir>/<id>.json.prev``; ``--no-rerun-stale`` refuses it with
 a ``StaleResultError`` naming both fingerprints. ``advise status`` lists it as ``stale``.
 ``check_resume`` decides, for a saved checkpoint, whether a run continues it or starts
-again.
+again. A request that differs from its checkpoint only in what synthesis alone reads
+(``SYNTHESIS_FIELDS``: ``--alternatives K`` on a finished request) is not a new request:
+its finished run is reopened at synthesis (``reopen_for_synthesis``), the negotiation kept.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from pipeline.context import RunConfig, State, WorkflowContext
 from pipeline.errors import FingerprintMismatchError, RequestChangedError, StaleResultError
 
 log = structlog.get_logger(__name__)
+
+#: Request fields only the synthesis stage reads: a change to them redoes synthesis alone.
+SYNTHESIS_FIELDS = frozenset({"alternatives"})
 
 
 @dataclass(frozen=True)
@@ -72,12 +77,15 @@ def check_resume(
 ) -> WorkflowContext | None:
     """The context to continue, or None to start again (forced, changed request, stale)."""
     rid = ctx.request_id
+    saved = Fingerprints(ctx.catalog_fingerprint, ctx.config_fingerprint)
+    if ctx.request != request and not force and synthesis_only_change(ctx.request, request):
+        # a stale one stays done: it is rerun from the start (or refused) below
+        ctx = reopen_for_synthesis(ctx, request, finished_again=not saved.differs(current))
     if ctx.request != request:
         if not force:
             raise RequestChangedError(request.request_id, path)
         log.warning("resume.request_changed", request_id=rid, action="restart")
         return None
-    saved = Fingerprints(ctx.catalog_fingerprint, ctx.config_fingerprint)
     if ctx.state is State.done:
         if force:
             log.warning("rerun.forced", request_id=rid, action="restart, previous kept as .prev")
@@ -102,4 +110,30 @@ def check_resume(
     ctx.catalog_fingerprint = current.catalog or ""
     ctx.config_fingerprint = config.fingerprint()
     ctx.config = config
+    return ctx
+
+
+def synthesis_only_change(saved: PlanRequest, request: PlanRequest) -> bool:
+    """True when ``request`` differs from ``saved`` only in ``SYNTHESIS_FIELDS``."""
+    changed = {
+        name for name in type(request).model_fields
+        if getattr(saved, name) != getattr(request, name)
+    }  # fmt: skip
+    return bool(changed) and changed <= SYNTHESIS_FIELDS
+
+
+def reopen_for_synthesis(
+    ctx: WorkflowContext, request: PlanRequest, *, finished_again: bool = True
+) -> WorkflowContext:
+    """``ctx`` with ``request`` in place of its saved request; a finished run goes back to
+    just before synthesis (the negotiation as it concluded), so only the recommendation is
+    redone - unless ``finished_again`` is False (a stale run, rerun whole). A run that has
+    not reached synthesis yet simply continues with the new request."""
+    fields = sorted(n for n in SYNTHESIS_FIELDS if getattr(ctx.request, n) != getattr(request, n))
+    ctx.request = request
+    if finished_again and ctx.state is State.done and not ctx.degraded:  # degraded: see redo
+        log.warning("request.options_changed", request_id=ctx.request_id, fields=fields,
+                    action="redo synthesis, previous outputs kept as .prev")  # fmt: skip
+        ctx.state = State.synthesis
+        ctx.recommendation = None
     return ctx

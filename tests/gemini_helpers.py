@@ -38,9 +38,13 @@ class FakeClock:
         self.t += seconds
 
 
+# The HTTP timeout only guards against a hang: a reply of the fake server, however loaded
+# the machine, comes well within it. Tests of timeouts script a reply that never comes
+# (NEVER) and set a short timeout of their own, so they do not depend on speed either.
 POLICY = RetryPolicy(
-    max_attempts=5, max_total_s=60, initial_s=0.5, max_wait_s=8, jitter_s=0, timeout_s=0.05
+    max_attempts=5, max_total_s=60, initial_s=0.5, max_wait_s=8, jitter_s=0, timeout_s=30
 )
+NEVER = 3600.0  # a scripted delay no test waits out: the server's stop wakes the handler
 
 
 def call(**fields: object) -> LLMCall:

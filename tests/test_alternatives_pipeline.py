@@ -205,6 +205,7 @@ def test_alternatives_option_takes_0_to_5(text: str) -> None:
     assert alternatives_count("0") == 0 and alternatives_count("5") == 5
 
 
+@pytest.mark.slow
 def test_advise_run_with_alternatives_writes_them_into_the_outputs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

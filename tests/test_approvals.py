@@ -154,6 +154,7 @@ def test_decisions_that_do_not_fit_the_run_are_refused_with_what_is_pending(
     assert "no checkpoint for request 'nobody'" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_partial_decision_keeps_the_other_terms_pending(ws: Path) -> None:
     main(["run", "req.json"])
     assert main(["approve", RID, "LOAD-OVERLOAD", "--term", "S2027", "--by", "A",
@@ -188,6 +189,7 @@ def test_no_wait_denies_every_approval_and_finishes(ws: Path) -> None:
     assert ctx.recommendation.graduation_term == "S2029"
 
 
+@pytest.mark.slow
 def test_batch_counts_requests_awaiting_approval_and_exits_4(
     ws: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

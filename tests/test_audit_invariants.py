@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -55,6 +56,7 @@ def _walk(node: Any) -> Any:
     plan=st.dictionaries(st.sampled_from(COURSE_POOL), st.sampled_from(["F2027", "S2028"])),
     minors=st.lists(st.sampled_from(["MATH-MIN", "DS-MIN", "AI-CONC"]), unique=True),
 )
+@pytest.mark.slow
 def test_audit_invariants_hold_for_any_record(
     catalog: Catalog,
     taken: list[tuple[str, str, str, bool]],

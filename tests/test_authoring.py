@@ -137,9 +137,7 @@ def _every_field() -> dict[str, Any]:
     return raw
 
 
-# --- round trips -----------------------------------------------------------------------
-
-
+@pytest.mark.slow  # round trips
 def test_export_then_build_gives_back_the_sample_catalog(tmp_path: Path) -> None:
     original = load_catalog()
     export_catalog(original, tmp_path / "sample")
@@ -384,6 +382,7 @@ def test_cli_build_failure_exits_2_and_keeps_the_old_output(
     )
 
 
+@pytest.mark.slow
 def test_cli_export_refuses_a_non_empty_directory_unless_forced(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -62,6 +62,7 @@ def _request(programs: list[str], **more: Any) -> PlanRequest:
     return PlanRequest.model_validate({"request_id": "conc", "student": student, **more})
 
 
+@pytest.mark.slow
 def test_an_undeclared_concentration_is_assumed_and_said_with_the_options(
     tmp_path: Path,
 ) -> None:
@@ -103,6 +104,7 @@ def test_a_declared_concentration_is_used_and_a_switch_replaces_it(tmp_path: Pat
             concentration_required=True), "only a major requires a concentration"),
     ],
 )  # fmt: skip
+@pytest.mark.slow
 def test_a_requirement_no_concentration_can_meet_is_refused(
     tmp_path: Path, change: Any, says: str
 ) -> None:

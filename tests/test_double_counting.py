@@ -368,6 +368,7 @@ def _leaf_met(leaf: dict[str, Any], counted: list[str]) -> bool:
 
 @settings(max_examples=120, deadline=None)
 @given(inst=_instances())
+@pytest.mark.slow
 def test_the_audit_counts_twice_exactly_where_allowed(inst: dict[str, Any]) -> None:
     from tests.planner_strategies import catalog, program, student
 

@@ -228,6 +228,7 @@ def test_ics_lists_each_later_term_as_one_free_all_day_event(ws: Path) -> None:
         ]
 
 
+@pytest.mark.slow
 def test_a_term_without_dates_names_the_term_and_the_catalog_field(
     ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -251,6 +252,7 @@ def test_a_term_without_dates_names_the_term_and_the_catalog_field(
     ]
 
 
+@pytest.mark.slow
 def test_pdf_engine_chromium_prints_the_html_report(ws: Path, tmp_path: Path) -> None:
     _chromium()
     target = tmp_path / "pdf" / "plan.pdf"

@@ -41,6 +41,7 @@ def test_missing_key_names_the_variable_and_the_offline_alternative(
 
 
 @pytest.mark.parametrize("var", ["GEMINI_BASE_URL", "GOOGLE_GEMINI_BASE_URL"])
+@pytest.mark.slow
 def test_from_env_honors_the_base_url_and_model(
     fake: FakeGemini, catalog: Catalog, var: str
 ) -> None:

@@ -54,6 +54,7 @@ def fell_back(error: str, catalog: Catalog) -> LLMResult[IntakeExtraction]:
     ],
     ids=["body-drips", "headers-never-come"],
 )
+@pytest.mark.slow
 def test_a_reply_that_never_completes_is_cut_at_the_call_deadline_and_falls_back(
     fake: FakeGemini, clock: FakeClock, catalog: Catalog, reply: Reply
 ) -> None:
@@ -177,6 +178,7 @@ def test_a_letter_call_answered_by_an_error_page_sends_the_template_letter(
     assert [(c.task, c.status) for c in ledger.calls] == [("letter", "error")]
 
 
+@pytest.mark.slow
 def test_the_deadline_is_a_setting_read_from_the_environment() -> None:
     env = {"GEMINI_API_KEY": KEY, "GEMINI_DEADLINE_S": "2.5"}
     with GeminiBackend.from_env(environ=env) as b:

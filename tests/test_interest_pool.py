@@ -56,6 +56,7 @@ def test_only_the_most_interesting_program_courses_join_the_pool(
     assert set(top) <= narrow
 
 
+@pytest.mark.slow
 def test_a_plan_from_the_narrow_pool_is_as_good_and_verified(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -244,6 +244,7 @@ def procs() -> Iterator[list[subprocess.Popen[str]]]:
             pass
 
 
+@pytest.mark.slow
 def test_processes_racing_for_one_lease_exactly_one_wins(
     tmp_path: Path, procs: list[subprocess.Popen[str]]
 ) -> None:

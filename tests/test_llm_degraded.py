@@ -114,6 +114,7 @@ def test_a_run_whose_every_llm_call_failed_is_done_but_degraded(
     assert summary is not None and summary.degraded == saved["degraded"]
 
 
+@pytest.mark.slow
 def test_a_rerun_with_a_working_backend_redoes_the_degraded_run_and_keeps_the_previous(
     fake: FakeGemini, gemini: Callable[..., Any], h: Harness
 ) -> None:
@@ -160,6 +161,7 @@ def test_only_the_letter_failed_so_the_rerun_redoes_synthesis_alone(
     assert ctx.attempts[State.synthesis] == 2
 
 
+@pytest.mark.slow
 def test_a_rerun_while_the_backend_still_fails_stays_degraded_and_asks_only_the_failed_call(
     fake: FakeGemini, gemini: Callable[..., Any], h: Harness
 ) -> None:
@@ -200,6 +202,7 @@ def _summary(h: Harness) -> list[tuple[str, str, str | None]]:
 
 
 @pytest.mark.usefixtures("env")
+@pytest.mark.slow
 def test_a_batch_where_every_llm_call_failed_reports_degraded_and_a_rerun_redoes_it(
     fake: FakeGemini, h: Harness
 ) -> None:

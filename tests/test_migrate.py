@@ -115,6 +115,7 @@ def test_a_directory_without_a_known_version_is_refused(
         migrate_catalog(d, None)
 
 
+@pytest.mark.slow
 def test_migrate_command_upgrades_a_version_2_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

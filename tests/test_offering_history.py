@@ -47,6 +47,7 @@ def _plan(cat: Catalog, **more: Any) -> tuple[dict[str, str], list[str]]:
     return placed, [d.message for d in defects]
 
 
+@pytest.mark.slow
 def test_a_lapsed_kind_counts_the_runs_its_pattern_promised(tmp_path: Path) -> None:
     cat = _catalog(tmp_path, {"15-251": ["F2019", "S2026"], "15-418": ["S2019"]})
     with use_catalog(cat):
@@ -66,6 +67,7 @@ def test_a_lapsed_kind_counts_the_runs_its_pattern_promised(tmp_path: Path) -> N
     assert offering_problems(cat) == []
 
 
+@pytest.mark.slow
 def test_the_planner_places_a_course_in_the_kind_it_still_runs_in(tmp_path: Path) -> None:
     before, _ = _plan(load_catalog())
     assert before["15-251"].startswith("F")  # where the plan puts it without a history
@@ -82,6 +84,7 @@ def test_a_pin_in_a_lapsed_kind_holds(tmp_path: Path) -> None:
     assert defects == []
 
 
+@pytest.mark.slow
 def test_a_course_lapsed_in_every_kind_gives_way_to_another_option(tmp_path: Path) -> None:
     before, _ = _plan(load_catalog())
     assert "15-418" in before

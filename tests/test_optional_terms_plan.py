@@ -72,6 +72,7 @@ def test_an_optional_term_not_allowed_is_never_planned(hb_tools: Toolbox) -> Non
     assert all(Term.parse(t.term).regular for t in none.terms)
 
 
+@pytest.mark.slow
 def test_an_allowed_kind_opens_every_term_of_it(hb_tools: Toolbox) -> None:
     pc = _constraints(hb_tools, optional_kinds=["U"], target_graduation=None)
     assert (pc.optional_terms, pc.optional_kinds) == ([], ["U"])

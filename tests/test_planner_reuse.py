@@ -46,6 +46,7 @@ def test_each_term_offered_set_is_offered_in_for_every_course(catalog: Catalog) 
         assert offered_codes(catalog, term) == want
 
 
+@pytest.mark.slow
 def test_a_second_plan_of_the_same_student_reuses_the_whole_catalog_analysis(
     catalog: Catalog, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -223,6 +223,7 @@ def test_catalog_caps_see_table_rows_and_term_kinds() -> None:
     assert catalog_load_caps(catalog_with(status_row)).standard == 54
 
 
+@pytest.mark.slow
 def test_a_maximum_that_names_its_approver_allows_more_when_asked() -> None:
     # "More than 20 units needs the faculty's approval" (UNSW's LOAD-MAX) is its own
     # overload: a student who asks for 24 units toward a target is planned at 24 and sent

@@ -116,6 +116,7 @@ def _pass_fail_record() -> StudentRecord:
     return record(courses=courses)
 
 
+@pytest.mark.slow
 def test_pass_fail_units_overall_and_per_term() -> None:
     rec = _pass_fail_record()
     overall = rule(
@@ -152,6 +153,7 @@ def test_pass_fail_units_overall_and_per_term() -> None:
         ([], "2 pass/fail courses count toward CS-BS"),
     ],
 )
+@pytest.mark.slow
 def test_pass_fail_courses_counted_toward_a_program_kind(
     kinds: list[str], expected: str | None
 ) -> None:
@@ -201,6 +203,7 @@ PLAIN_NOTE = "the probation threshold is 2.00; cumulative GPA 1.95"
         (None, "senior", "good", ("good", "")),
     ],
 )  # fmt: skip
+@pytest.mark.slow
 def test_probation_threshold_by_class_year(
     gpa: float | None, standing: ClassStanding, status: AcademicStatus, expected: tuple[str, str]
 ) -> None:
@@ -209,6 +212,7 @@ def test_probation_threshold_by_class_year(
     assert standing_status(cat, facts) == expected
 
 
+@pytest.mark.slow
 def test_a_gpa_below_the_threshold_puts_the_plan_under_the_probation_rules() -> None:
     cat = catalog_with(PROBATION_GPA)
     rec = record(gpa=1.85)

@@ -63,6 +63,7 @@ def _recent_overload(terms: int) -> dict[str, object]:
     )
 
 
+@pytest.mark.slow
 def test_a_recent_gpa_condition_decides_whether_a_rule_applies() -> None:
     rec = record(gpa=3.0, courses=RECENT)
     plan = schedule([PLAN_63[0]])  # 63 units
@@ -167,6 +168,7 @@ def test_a_table_row_can_give_a_kind_of_term_its_own_limit() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_the_full_time_minimum_covers_regular_terms_unless_a_rule_names_summer() -> None:
     plan = [PLAN_63[0], SUMMER_9, PLAN_63[1], PLAN_63[2]]
     f = check(CATALOG, record(), schedule(plan), kinds=["min_units_per_term"])

@@ -74,6 +74,7 @@ def test_a_program_being_added_counts(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("field", ["open_to_programs", "closed_to_programs"])
+@pytest.mark.slow
 def test_an_unknown_program_is_refused_with_its_path(tmp_path: Path, field: str) -> None:
     with pytest.raises(CatalogError) as refused:
         _catalog(tmp_path, {"15-388": {field: ["CS-BZ"]}})

@@ -220,3 +220,53 @@ def test_force_help_says_exactly_what_it_does() -> None:
             "configuration; restart a request whose content changed under the same id"
         ) in text
         assert "--no-rerun-stale refuse (status 'stale', exit 1) a request finished" in text
+
+
+def _runs(ws: Path, rid: str, stage: str) -> int:
+    return sum(
+        1 for e in read_side_log(ws / "stages.jsonl") if e == e | {"id": rid, "stage": stage}
+    )
+
+
+def test_alternatives_on_a_finished_request_redo_synthesis_alone(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue #30 item 6: ``advise run r.json --alternatives 3`` on a finished request is
+    not refused as a changed request: only synthesis, the stage that reads it, runs again."""
+    (ws / "r1.json").write_text(json.dumps(request_dict("r1")), "utf-8")
+    assert main(["run", "r1.json", *OLD]) == 0
+    assert (_runs(ws, "r1", "intake"), _runs(ws, "r1", "synthesis")) == (1, 1)
+
+    assert main(["run", "r1.json", *OLD, "--alternatives", "3"]) == 0
+    assert (_runs(ws, "r1", "intake"), _runs(ws, "r1", "synthesis")) == (1, 2)
+    assert _checkpoint(ws, "r1")["request"]["alternatives"] == 3
+    assert _checkpoint(ws, "r1")["state"] == "done"
+    assert _checkpoint(ws, "r1", ".prev")["request"]["alternatives"] == 0
+    assert all((ws / "out" / f"{name}.prev").is_file() for name in OUTPUTS)
+    assert all((ws / "out" / name).is_file() for name in OUTPUTS)
+
+    assert main(["run", "r1.json", *OLD, "--alternatives", "3"]) == 0  # nothing changed now
+    assert _runs(ws, "r1", "synthesis") == 2
+    assert main(["run", "r1.json", *NEW, "--alternatives", "1"]) == 0  # stale: a whole rerun
+    assert (_runs(ws, "r1", "intake"), _runs(ws, "r1", "synthesis")) == (2, 3)
+    assert _checkpoint(ws, "r1")["request"]["alternatives"] == 1
+
+    (ws / "r2.jsonl").write_text(json.dumps(request_dict("r2")) + "\n", "utf-8")
+    assert main(["batch", "r2.jsonl", *OLD]) == 0
+    capsys.readouterr()
+    assert main(["batch", "r2.jsonl", *OLD, "--alternatives", "2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert report["status"] == {"done": 1}
+    assert (_runs(ws, "r2", "intake"), _runs(ws, "r2", "synthesis")) == (1, 2)
+
+
+def test_any_other_change_to_a_finished_request_is_still_refused(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (ws / "r1.json").write_text(json.dumps(request_dict("r1")), "utf-8")
+    assert main(["run", "r1.json", *OLD]) == 0
+    changed = request_dict("r1", alternatives=2, text="something else")
+    (ws / "r1.json").write_text(json.dumps(changed), "utf-8")
+    assert main(["run", "r1.json", *OLD]) == 2
+    assert "differs from the one checkpointed" in capsys.readouterr().err
+    assert _runs(ws, "r1", "synthesis") == 1

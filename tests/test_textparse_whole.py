@@ -324,6 +324,7 @@ def test_offline_backend_uses_the_parser() -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(st.text(max_size=120))
+@pytest.mark.slow
 def test_any_text_parses_deterministically_to_catalog_codes(text: str) -> None:
     first, second = parse(text), parse(text)
     assert first == second

@@ -272,6 +272,7 @@ def test_a_file_name_without_a_known_suffix_needs_format(tmp_path: Path, catalog
     ]
 
 
+@pytest.mark.slow
 def test_a_graded_mark_named_like_a_pass_fail_grade_is_graded(tmp_path: Path) -> None:
     # UNSW's CR (Credit, 65-74) is a graded mark with points in the GPA, not pass/fail credit.
     unsw = load_catalog(ROOT / "demos" / "unsw")

@@ -305,6 +305,7 @@ def test_an_unknown_degree_exits_2_with_the_fix(
     not (REAL / "coursesProcessed.json").is_file(),
     reason="no copy of circles' data in /tmp/circles (export it as eval/unsw/__init__.py shows)",
 )
+@pytest.mark.slow
 def test_the_real_data_reproduces_demos_unsw_byte_for_byte(tmp_path: Path) -> None:
     assert main(["--source", str(REAL), "--out", str(tmp_path)]) == 0
     made = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
+
 from agents.planner import PlanConstraints, PlannedTerm, PlanResult, plan, select_sections
 from agents.verifier import Defect, verify_plan
 from tests.planner_strategies import catalog, course, program, student
@@ -199,6 +201,7 @@ def test_meeting_on_a_day_to_keep_free_is_a_defect() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_verifier_imports_neither_planner_nor_solver() -> None:
     code = (
         "import sys, agents.verifier.verify; "

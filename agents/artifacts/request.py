@@ -13,10 +13,10 @@ from agents.artifacts.base import (
     Weekday,
 )
 from agents.catalog import (
-    TERM_CODE_PATTERN,
     StudentRecord,
 )
 from agents.catalog.limits import LIMITS
+from agents.catalog.terms import TermCode
 
 
 class TimePreferences(Artifact):
@@ -59,8 +59,8 @@ class PlanRequest(Artifact):
         "program_years: e.g. {'CS-MIN': '2025-2026'} to add a minor under a later catalog. "
         "A program not named follows the record's (its catalog_year by default).",
     )
-    target_graduation: str | None = Field(
-        default=None, pattern=TERM_CODE_PATTERN, description="Graduate no later than this term."
+    target_graduation: TermCode | None = Field(
+        default=None, description="Graduate no later than this term ('S2028' or 'Spring 2028')."
     )
     max_units_per_term: float | None = Field(
         default=None, gt=0, description="The student's own cap on units per term."

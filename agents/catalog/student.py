@@ -23,9 +23,9 @@ from agents.catalog.model import Catalog
 from agents.catalog.policies import AcademicStatus
 from agents.catalog.prereq import COURSE_CODE_PATTERN, ClassStanding
 from agents.catalog.terms import (
-    TERM_CODE_PATTERN,
     Calendar,
     Term,
+    TermCode,
     active_calendar,
     use_calendar,
 )
@@ -45,7 +45,7 @@ class CourseAttempt(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     course: str = Field(pattern=COURSE_CODE_PATTERN, description="Course code in this catalog.")
-    term: str = Field(pattern=TERM_CODE_PATTERN, description="Term taken (or credited).")
+    term: TermCode = Field(description="Term taken (or credited).")
     grade: str | None = Field(
         default=None, description="Grade; None while the course is in progress."
     )
@@ -67,7 +67,7 @@ class Registration(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     course: str = Field(pattern=COURSE_CODE_PATTERN, description="Course code in this catalog.")
-    term: str = Field(pattern=TERM_CODE_PATTERN, description="The future term it is in.")
+    term: TermCode = Field(description="The future term it is in.")
 
 
 class StudentRecord(CatalogModel):
@@ -87,10 +87,8 @@ class StudentRecord(CatalogModel):
         description="Catalog year followed for a program, by program code, when it is not "
         "catalog_year: e.g. {'CS-MIN': '2025-2026'} for a minor added under a later catalog.",
     )
-    start_term: str = Field(pattern=TERM_CODE_PATTERN, description="First term enrolled.")
-    current_term: str = Field(
-        pattern=TERM_CODE_PATTERN, description="Term in progress now; plans start after it."
-    )
+    start_term: TermCode = Field(description="First term enrolled.")
+    current_term: TermCode = Field(description="Term in progress now; plans start after it.")
     gpa: float | None = Field(
         default=None, ge=0, le=4.3, description="Cumulative GPA; computed from grades if absent."
     )
@@ -108,9 +106,10 @@ class StudentRecord(CatalogModel):
     milestones_met: list[str] = Field(  # written only when given: old records digest as before
         default_factory=list, exclude_if=lambda v: not v, description=_MET
     )
-    terms_away: list[str] = Field(
+    terms_away: list[TermCode] = Field(
         default_factory=list,
-        description="Future terms the student will not enroll (abroad, leave).",
+        description="Future terms the student will not enroll (abroad, leave): term codes or "
+        "readable forms such as 'Fall 2027'.",
     )
     interests: list[str] = Field(default_factory=list, description="Topics the student likes.")
     notes: str = Field(
@@ -306,16 +305,16 @@ def parse_student(
 ) -> StudentRecord:
     """Validate a student record; every problem names the JSON path, what is wrong, the
     value (short) and the fix - a plan request given instead is named as one. Terms
-    written in words are read with ``calendar`` (default: the calendar in use)."""
+    written in words ('Fall 2026') are read with ``calendar`` (default: the one in use)."""
     if is_plan_request(raw):
         raise StudentRecordError(source, [NOT_A_STUDENT_RECORD])
-    try:
-        return StudentRecord.model_validate(raw)
-    except ValidationError as exc:
-        schema = StudentRecord.model_json_schema()
-        with use_calendar(calendar or active_calendar()):
+    with use_calendar(calendar or active_calendar()):  # reads 'Fall 2026' as F2026
+        try:
+            return StudentRecord.model_validate(raw)
+        except ValidationError as exc:
+            schema = StudentRecord.model_json_schema()
             problems = [pydantic_problem(e, error_path(e["loc"]), schema) for e in exc.errors()]
-        raise StudentRecordError(source, problems) from None
+    raise StudentRecordError(source, problems) from None
 
 
 def _index(cal: Calendar, code: str) -> int | None:

@@ -24,9 +24,15 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import (
+    BeforeValidator,
+    Field,
+    StringConstraints,
+    WithJsonSchema,
+    model_validator,
+)
 
 from agents.catalog.base import CatalogModel
 from agents.catalog.sessions import sessions_problem, split_offering
@@ -271,6 +277,28 @@ _ACTIVE: ContextVar[Calendar] = ContextVar("calendar", default=SEMESTER_CALENDAR
 
 def active_calendar() -> Calendar:
     return _ACTIVE.get()
+
+
+def readable_term(value: object) -> object:
+    """A readable term ('Fall 2026', '2027 winter', 'f2026') as its code in the calendar in
+    use, so records and requests take the spellings a request's text does; anything else
+    unchanged (the term-code pattern then says what is wrong with it)."""
+    if not isinstance(value, str) or re.match(TERM_CODE_PATTERN, value):
+        return value
+    try:
+        return active_calendar().parse(value).code
+    except TermError:
+        return value
+
+
+#: A term code field that also reads the readable forms (``readable_term``); its published
+#: JSON Schema keeps the code's pattern (``schema_problems`` lets readable forms through).
+TermCode = Annotated[
+    str,
+    BeforeValidator(readable_term),
+    StringConstraints(pattern=TERM_CODE_PATTERN),
+    WithJsonSchema({"type": "string", "pattern": TERM_CODE_PATTERN}),
+]
 
 
 @contextmanager

@@ -23,7 +23,7 @@ from pydantic_core import ErrorDetails
 from agents.catalog.codes import COURSE_CODE_PATTERN, code_problem
 from agents.catalog.limits import loads as bounded_loads
 from agents.catalog.limits import not_utf8, size_problem, unicode_problem
-from agents.catalog.terms import TERM_CODE_PATTERN, active_calendar
+from agents.catalog.terms import TERM_CODE_PATTERN, active_calendar, readable_term
 from agents.errors import TermError
 
 if TYPE_CHECKING:  # jsonschema loads when something is validated, not with the catalog
@@ -204,10 +204,20 @@ def schema_problems(raw: Any, schema: dict[str, Any]) -> list[str]:
     validator = jsonschema.Draft202012Validator(schema)
     problems = []
     for err in sorted(validator.iter_errors(raw), key=lambda e: [str(p) for p in e.absolute_path]):
+        if _readable_term(err):
+            continue  # 'Fall 2026': the model reads it as F2026 (agents.catalog.terms.TermCode)
         problem = f"{json_path(_error_path(err))}: {_describe(_leaf(err))}"
         if problem not in problems:
             problems.append(problem)
     return problems
+
+
+def _readable_term(err: SchemaError) -> bool:
+    """A term written in words where the schema asks for a code, which the models accept."""
+    err = _leaf(err)  # an optional term is a union with null
+    if err.validator != "pattern" or err.validator_value != TERM_CODE_PATTERN:
+        return False
+    return re.match(TERM_CODE_PATTERN, str(readable_term(err.instance))) is not None
 
 
 def pydantic_problems(exc: ValidationError) -> list[str]:
