@@ -3,6 +3,7 @@ checkpoints, accounts of every role, and a signed-in test client."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 from typing import Any
@@ -35,10 +36,8 @@ def build_workspace(root: Path) -> Harness:
     evil = make_request("evil-name")
     evil = evil.model_copy(update={"student": evil.student.model_copy(update={"name": EVIL_NAME})})
     h.run(evil)
-    try:
+    with contextlib.suppress(RunInterrupted):
         h.run(make_request("stopped-1"), stop=_StopNow())
-    except RunInterrupted:
-        pass
     h.run(make_request("waits-1"))
     ctx = h.store.load("waits-1")
     assert ctx is not None
