@@ -17,12 +17,15 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pipeline.console import routes_admin, routes_auth, routes_dashboard, routes_request
 from pipeline.console.access import AccessLog
 from pipeline.console.auth import LoginRequired, login_url
 from pipeline.console.index import RequestIndex
 from pipeline.console.jobs import JobRunner, Workspace
 from pipeline.console.pages import page
+from pipeline.console.routes_admin import ROUTES as ADMIN_ROUTES
+from pipeline.console.routes_auth import ROUTES as AUTH_ROUTES
+from pipeline.console.routes_dashboard import ROUTES as DASHBOARD_ROUTES
+from pipeline.console.routes_request import ROUTES as REQUEST_ROUTES
 from pipeline.console.users import UserStore, session_secret
 from pipeline.store import CheckpointStore
 
@@ -89,10 +92,10 @@ def create_app(config: ConsoleConfig) -> Starlette:
     static = StaticFiles(directory=str(Path(__file__).with_name("static")))
     app = Starlette(
         routes=[
-            *routes_auth.ROUTES,
-            *routes_dashboard.ROUTES,
-            *routes_request.ROUTES,
-            *routes_admin.ROUTES,
+            *AUTH_ROUTES,
+            *DASHBOARD_ROUTES,
+            *REQUEST_ROUTES,
+            *ADMIN_ROUTES,
             Mount("/static", static, name="static"),
         ],
         middleware=[
