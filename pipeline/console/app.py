@@ -24,6 +24,7 @@ from pipeline.console.jobs import JobRunner, Workspace
 from pipeline.console.pages import page
 from pipeline.console.routes_admin import ROUTES as ADMIN_ROUTES
 from pipeline.console.routes_auth import ROUTES as AUTH_ROUTES
+from pipeline.console.routes_catalog import ROUTES as CATALOG_ROUTES
 from pipeline.console.routes_dashboard import ROUTES as DASHBOARD_ROUTES
 from pipeline.console.routes_request import ROUTES as REQUEST_ROUTES
 from pipeline.console.users import UserStore, session_secret
@@ -96,6 +97,7 @@ def create_app(config: ConsoleConfig) -> Starlette:
             *DASHBOARD_ROUTES,
             *REQUEST_ROUTES,
             *ADMIN_ROUTES,
+            *CATALOG_ROUTES,
             Mount("/static", static, name="static"),
         ],
         middleware=[

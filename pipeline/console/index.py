@@ -28,7 +28,7 @@ from pipeline.workspace import describe_source
 log = structlog.get_logger(__name__)
 
 INDEX_NAME = "index.json"
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 Stamp = list[int]  # [json mtime_ns, json size, journal mtime_ns, journal size]; 0 = none
 FILTERS = ("state", "catalog")
 
@@ -67,6 +67,7 @@ def _row(store: CheckpointStore, rid: str) -> dict[str, Any]:
             "outcome": "",
             "graduation": "",
             "catalog": "",
+            "catalog_source": None,
             "updated": "",
         }
     request = summary.request or {}
@@ -81,6 +82,7 @@ def _row(store: CheckpointStore, rid: str) -> dict[str, Any]:
         "outcome": summary.outcome or "",
         "graduation": summary.graduation_term or "",
         "catalog": describe_source(summary.catalog_source),
+        "catalog_source": summary.catalog_source,
         "updated": f"{summary.updated_at:%Y-%m-%d %H:%M}" if summary.updated_at else "",
     }
 
@@ -158,6 +160,10 @@ class RequestIndex:
             atomic_write(self.path, body.encode("utf-8"))
         except Exception as exc:  # a read-only workspace still lists: the index is a cache
             log.warning("console.index_not_saved", path=str(self.path), error=str(exc))
+
+    def catalog_sources(self) -> list[str]:
+        """The catalogs the workspace's requests were made with (their recorded sources)."""
+        return sorted({r["catalog_source"] for r in self.refresh() if r["catalog_source"]})
 
     def row(self, rid: str) -> dict[str, Any] | None:
         return next((r for r in self.refresh() if r["id"] == rid), None)
