@@ -18,7 +18,17 @@ from pipeline.console.errors import UserError
 from pipeline.console.users import UserStore, session_secret
 from tests.console_helpers import PASSWORD, build_workspace, csrf_of, make_app, sign_in
 
-GETS = ["/", "/requests/done-1", "/requests/done-1/report", "/access", "/access.csv", "/users"]
+GETS = [
+    "/",
+    "/requests/done-1",
+    "/requests/done-1/report",
+    "/requests/done-1/audit",
+    "/requests/done-1/audit/worksheet",
+    "/catalogs",
+    "/access",
+    "/access.csv",
+    "/users",
+]
 POSTS = {
     "/requests/waits-1/decide": {"rule": "LOAD-OVERLOAD", "verdict": "approve", "reason": "ok"},
     "/requests/stopped-1/run": {"kind": "resume"},

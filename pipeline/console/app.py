@@ -23,6 +23,7 @@ from pipeline.console.index import RequestIndex
 from pipeline.console.jobs import JobRunner, Workspace
 from pipeline.console.pages import page
 from pipeline.console.routes_admin import ROUTES as ADMIN_ROUTES
+from pipeline.console.routes_audit import ROUTES as AUDIT_ROUTES
 from pipeline.console.routes_auth import ROUTES as AUTH_ROUTES
 from pipeline.console.routes_catalog import ROUTES as CATALOG_ROUTES
 from pipeline.console.routes_dashboard import ROUTES as DASHBOARD_ROUTES
@@ -98,6 +99,7 @@ def create_app(config: ConsoleConfig) -> Starlette:
             *REQUEST_ROUTES,
             *ADMIN_ROUTES,
             *CATALOG_ROUTES,
+            *AUDIT_ROUTES,
             Mount("/static", static, name="static"),
         ],
         middleware=[

@@ -27,7 +27,7 @@ from pipeline.store import CheckpointStore
 REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
 
 
-def _load(request: Request, rid: str) -> WorkflowContext:
+def load_context(request: Request, rid: str) -> WorkflowContext:
     store: CheckpointStore = request.app.state.store
     try:
         ctx = store.load(rid)
@@ -66,7 +66,7 @@ def _live_lease(store: CheckpointStore, rid: str) -> str | None:
 async def show(request: Request) -> Response:
     user = need(request, "viewer")
     rid = request_id(request)
-    ctx = _load(request, rid)
+    ctx = load_context(request, rid)
     access: AccessLog = request.app.state.access
     access.record(user.name, user.role, "view", request_id=rid, student_id=ctx.request.student.id)
     store: CheckpointStore = request.app.state.store
@@ -160,7 +160,7 @@ async def run_route(request: Request) -> Response:
     kind = str(form.get("kind"))
     if kind not in ("resume", "rerun"):
         raise HTTPException(400, f"unknown run {kind!r}; choose resume or rerun")
-    ctx = _load(request, rid)
+    ctx = load_context(request, rid)
     _start(request, rid, cast(JobKind, kind), user.name, user.role, ctx.request.student.id)
     return RedirectResponse(f"/requests/{rid}", status_code=303)
 
