@@ -18,7 +18,9 @@ from agents.files import append_line, ensure_dir, open_append
 from pipeline.console.users import console_dir
 
 ACCESS_NAME = "access.jsonl"
-Action = Literal["view", "approve", "deny", "resume", "rerun", "login", "login_failed", "logout"]
+Action = Literal[
+    "view", "approve", "deny", "resume", "rerun", "run", "login", "login_failed", "logout"
+]
 FIELDS = ("at", "user", "role", "action", "request_id", "student_id", "detail")
 
 

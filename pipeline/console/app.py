@@ -27,6 +27,7 @@ from pipeline.console.routes_audit import ROUTES as AUDIT_ROUTES
 from pipeline.console.routes_auth import ROUTES as AUTH_ROUTES
 from pipeline.console.routes_catalog import ROUTES as CATALOG_ROUTES
 from pipeline.console.routes_dashboard import ROUTES as DASHBOARD_ROUTES
+from pipeline.console.routes_new import ROUTES as NEW_ROUTES
 from pipeline.console.routes_request import ROUTES as REQUEST_ROUTES
 from pipeline.console.users import UserStore, session_secret
 from pipeline.store import CheckpointStore
@@ -100,6 +101,7 @@ def create_app(config: ConsoleConfig) -> Starlette:
             *ADMIN_ROUTES,
             *CATALOG_ROUTES,
             *AUDIT_ROUTES,
+            *NEW_ROUTES,
             Mount("/static", static, name="static"),
         ],
         middleware=[

@@ -57,10 +57,14 @@ async def checked_form(request: Request) -> dict[str, Any]:
     """The POSTed form, once its CSRF token matches the session's (403 if not)."""
     form = await request.form()
     sent, expected = form.get("csrf"), request.session.get("csrf")
+    problem = None
     if not isinstance(sent, str) or not isinstance(expected, str):
-        raise HTTPException(403, "missing CSRF token; reload the page and try again")
-    if not secrets.compare_digest(sent, expected):
-        raise HTTPException(403, "wrong CSRF token; reload the page and try again")
+        problem = "missing CSRF token; reload the page and try again"
+    elif not secrets.compare_digest(sent, expected):
+        problem = "wrong CSRF token; reload the page and try again"
+    if problem is not None:
+        await form.close()  # uploaded files are spooled to temporary files
+        raise HTTPException(403, problem)
     return dict(form)
 
 

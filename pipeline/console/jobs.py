@@ -1,5 +1,6 @@
 """Runs started from the console: ``advise resume ID`` (``--force`` for a rerun from the
-start) in a child process, on a small pool of worker threads inside the server.
+start), or ``advise run FILE`` for a new request, in a child process, on a small pool of
+worker threads inside the server.
 
 The child is the command line itself, so a run from the console takes the request's lease
 exactly as a CLI run or batch does (``pipeline.leases``): whichever comes second is refused
@@ -22,7 +23,7 @@ import structlog
 
 log = structlog.get_logger(__name__)
 
-JobKind = Literal["resume", "rerun"]
+JobKind = Literal["resume", "rerun", "run"]
 JobState = Literal["queued", "running", "finished", "failed"]
 OUTPUT_LIMIT = 4000
 
@@ -36,6 +37,7 @@ class Job:
     started: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     exit_code: int | None = None
     output: str = ""
+    request_file: Path | None = None  # a new request's file ("run")
 
 
 @dataclass(frozen=True)
@@ -48,13 +50,8 @@ class Workspace:
     stages: str = "real"  # tests only: a fake stage set, as the CLI's hidden --stages
 
 
-def command(ws: Workspace, request_id: str, kind: JobKind) -> list[str]:
-    args = [
-        sys.executable,
-        "-m",
-        "pipeline.cli",
-        "resume",
-        request_id,
+def command(ws: Workspace, job: Job) -> list[str]:
+    where = [
         "--state-dir",
         str(ws.state_dir),
         "--out-dir",
@@ -64,7 +61,10 @@ def command(ws: Workspace, request_id: str, kind: JobKind) -> list[str]:
         "--stages",
         ws.stages,
     ]
-    return [*args, "--force"] if kind == "rerun" else args
+    if job.kind == "run":
+        return [sys.executable, "-m", "pipeline.cli", "run", str(job.request_file), *where]
+    args = [sys.executable, "-m", "pipeline.cli", "resume", job.request_id, *where]
+    return [*args, "--force"] if job.kind == "rerun" else args
 
 
 class JobRunner:
@@ -79,13 +79,15 @@ class JobRunner:
         with self._lock:
             return self._jobs.get(request_id)
 
-    def submit(self, request_id: str, kind: JobKind, by: str) -> Job | None:
+    def submit(
+        self, request_id: str, kind: JobKind, by: str, request_file: Path | None = None
+    ) -> Job | None:
         """Queue a run; None if the console already has one queued or running for it."""
         with self._lock:
             held = self._jobs.get(request_id)
             if held is not None and held.state in ("queued", "running"):
                 return None
-            job = self._jobs[request_id] = Job(request_id, kind, by)
+            job = self._jobs[request_id] = Job(request_id, kind, by, request_file=request_file)
         future = self._pool.submit(self._run, job)
         with self._lock:
             self._futures = [f for f in self._futures if not f.done()] + [future]
@@ -96,7 +98,7 @@ class JobRunner:
         log.info("console.job_started", request_id=job.request_id, kind=job.kind, by=job.by)
         try:
             done = subprocess.run(
-                command(self.ws, job.request_id, job.kind),
+                command(self.ws, job),
                 capture_output=True,
                 text=True,
                 check=False,

@@ -66,12 +66,15 @@ def _live_lease(store: CheckpointStore, rid: str) -> str | None:
 async def show(request: Request) -> Response:
     user = need(request, "viewer")
     rid = request_id(request)
+    runner: JobRunner = request.app.state.jobs
+    job = runner.current(rid)
+    if job is not None and not request.app.state.store.exists(rid):  # a new request's run
+        return page(request, "pending.html.j2", job=job)
     ctx = load_context(request, rid)
     access: AccessLog = request.app.state.access
     access.record(user.name, user.role, "view", request_id=rid, student_id=ctx.request.student.id)
     store: CheckpointStore = request.app.state.store
-    runner: JobRunner = request.app.state.jobs
-    job, lease = runner.current(rid), _live_lease(store, rid)
+    lease = _live_lease(store, rid)
     busy = lease is not None or (job is not None and job.state in ("queued", "running"))
     rec = ctx.recommendation
     grad = rec.graduation_term if rec is not None else None
