@@ -71,7 +71,8 @@ def _row(store: CheckpointStore, rid: str) -> dict[str, Any]:
             "updated": "",
         }
     request = summary.request or {}
-    student = request.get("student") if isinstance(request.get("student"), dict) else {}
+    found = request.get("student")
+    student: dict[str, Any] = found if isinstance(found, dict) else {}
     programs = [*(student.get("programs") or []), *(request.get("add_programs") or [])]
     return {
         "id": rid,
