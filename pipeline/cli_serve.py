@@ -65,6 +65,12 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
     p.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
     p.add_argument("--out-dir", default="out", help="output directory (default: out)")
     p.add_argument("--log-dir", default="logs", help="JSON-lines log directory (default: logs)")
+    p.add_argument(
+        "--config",
+        default="advise.toml",
+        help="workspace configuration; its [console.oidc] table turns on sign-in with the "
+        "identity provider (default: advise.toml, if present; see docs/console.md)",
+    )
     p.set_defaults(handler=_cmd_serve)
 
 
@@ -89,10 +95,16 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from pipeline.console import ConsoleConfig, create_app
+    from pipeline.console.oidc import oidc_settings
     from pipeline.console.users import UserStore
 
     state_dir = Path(args.state_dir)
-    if not UserStore(state_dir).list():
+    oidc = oidc_settings(Path(args.config))
+    if oidc is not None and importlib.util.find_spec("authlib") is None:
+        from pipeline.console.errors import ConsoleDepsError
+
+        raise ConsoleDepsError("authlib")
+    if not UserStore(state_dir).list() and oidc is None:
         print(
             f"note: no console accounts in {state_dir}; add one: advise users add NAME "
             "--role admin",
@@ -106,6 +118,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         log_dir=Path(args.log_dir),
         workers=args.workers,
         https=args.https,
+        oidc=oidc,
     )
     app = create_app(config)
     print(f"advise console on http://{args.host}:{args.port}/ (Ctrl-C stops it)", file=sys.stderr)

@@ -21,6 +21,7 @@ from pipeline.console.access import AccessLog
 from pipeline.console.auth import LoginRequired, login_url
 from pipeline.console.index import RequestIndex
 from pipeline.console.jobs import JobRunner, Workspace
+from pipeline.console.oidc import OIDCSettings
 from pipeline.console.pages import page
 from pipeline.console.routes_admin import ROUTES as ADMIN_ROUTES
 from pipeline.console.routes_audit import ROUTES as AUDIT_ROUTES
@@ -28,6 +29,8 @@ from pipeline.console.routes_auth import ROUTES as AUTH_ROUTES
 from pipeline.console.routes_catalog import ROUTES as CATALOG_ROUTES
 from pipeline.console.routes_dashboard import ROUTES as DASHBOARD_ROUTES
 from pipeline.console.routes_new import ROUTES as NEW_ROUTES
+from pipeline.console.routes_oidc import ROUTES as OIDC_ROUTES
+from pipeline.console.routes_oidc import oauth_client
 from pipeline.console.routes_request import ROUTES as REQUEST_ROUTES
 from pipeline.console.users import UserStore, session_secret
 from pipeline.store import CheckpointStore
@@ -49,6 +52,7 @@ class ConsoleConfig:
     log_dir: Path = Path("logs")
     workers: int = 2
     https: bool = False  # behind a TLS proxy: the session cookie is sent over HTTPS only
+    oidc: OIDCSettings | None = None  # sign-in with the identity provider, beside local accounts
     stages: str = "real"  # tests only
 
 
@@ -102,6 +106,7 @@ def create_app(config: ConsoleConfig) -> Starlette:
             *CATALOG_ROUTES,
             *AUDIT_ROUTES,
             *NEW_ROUTES,
+            *(OIDC_ROUTES if config.oidc is not None else []),
             Mount("/static", static, name="static"),
         ],
         middleware=[
@@ -125,4 +130,5 @@ def create_app(config: ConsoleConfig) -> Starlette:
     app.state.index = RequestIndex(config.state_dir)
     ws = Workspace(config.state_dir, config.out_dir, config.log_dir, config.stages)
     app.state.jobs = JobRunner(ws, workers=config.workers)
+    app.state.oidc_client = oauth_client(config.oidc) if config.oidc is not None else None
     return app

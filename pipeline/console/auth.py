@@ -15,7 +15,7 @@ from urllib.parse import quote
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
-from pipeline.console.users import Role, User, UserStore, role_allows
+from pipeline.console.users import ROLES, Role, User, UserStore, role_allows
 
 
 class LoginRequired(Exception):
@@ -31,8 +31,15 @@ def users(request: Request) -> UserStore:
 
 
 def current_user(request: Request) -> User | None:
-    name = request.session.get("user")
-    return users(request).get(name) if isinstance(name, str) else None
+    """The local account signed in, or the identity provider's user with the role their
+    groups gave at sign-in (``pipeline.console.oidc``)."""
+    name, role = request.session.get("user"), request.session.get("oidc_role")
+    if not isinstance(name, str):
+        return None
+    if role is not None:
+        oidc = request.app.state.config.oidc is not None
+        return User(name, role) if oidc and role in ROLES else None
+    return users(request).get(name)
 
 
 def need(request: Request, role: Role) -> User:

@@ -12,7 +12,10 @@ from pipeline.console.pages import page
 
 
 async def login_page(request: Request) -> Response:
-    return page(request, "login.html.j2", next=safe_next(request.query_params.get("next")))
+    oidc = request.app.state.config.oidc is not None
+    return page(
+        request, "login.html.j2", next=safe_next(request.query_params.get("next")), oidc=oidc
+    )
 
 
 async def login(request: Request) -> Response:
