@@ -49,7 +49,7 @@ def _file(value: object, name: str = "r.json") -> tuple[str, bytes, str]:
 @pytest.mark.parametrize(
     ("files", "data", "message"),
     [
-        ({}, {}, "upload a request JSON file, or a student record JSON file with an id"),
+        ({}, {}, "upload a request JSON file, or a student record (JSON) or transcript (PESC XML"),
         (
             {"request_file": _file(b"{nope")},
             {},
@@ -135,3 +135,62 @@ def test_an_upload_without_the_csrf_token_is_refused(app: Any) -> None:
     r = client.post("/new", files={"request_file": _file(request_dict("new-1"))})
     assert r.status_code == 403
     assert app.state.jobs.current("new-1") is None
+
+
+TRANSCRIPTS = REPO / "demos" / "transcripts"
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "fields", "message"),
+    [
+        ("t.txt", b"x", {}, "transcript &#39;t.txt&#39;: name it .xml (PESC) or .csv"),
+        (
+            "t.csv",
+            (TRANSCRIPTS / "econ-junior.csv").read_bytes(),
+            {},
+            "transcript &#39;t.csv&#39;: 3 problems\n  - no student id",
+        ),
+        (
+            "t.csv",
+            b"term,course,grade,credits\nFall 2024,15-112,A,9\nFall 2024,XX-999,A,9\n",
+            {"student_id": "s-9", "student_name": "Kim", "programs": "ECON-BA"},
+            "left out, fix the transcript first: ",
+        ),
+    ],
+)
+def test_a_transcript_that_cannot_make_a_record_is_refused(
+    app: Any, name: str, data: bytes, fields: dict[str, str], message: str
+) -> None:
+    r = _post(
+        app,
+        files={"transcript_file": (name, data, "text/plain")},
+        data={"request_id": "new-1", **fields},
+    )
+    assert r.status_code == 400
+    assert message in r.text
+    assert app.state.jobs.current("new-1") is None
+
+
+@pytest.mark.slow
+def test_a_request_from_a_pesc_transcript(
+    app: Any, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    xml = (TRANSCRIPTS / "cs-junior-ap.xml").read_bytes()
+    r = _post(
+        app,
+        files={"transcript_file": ("cs-junior-ap.xml", xml, "application/xml")},
+        data={"request_id": "from-pesc", "text": "plan my degree"},
+    )
+    assert "from-pesc: new request started" in r.text
+    kept = json.loads((root / "state" / ".console" / "requests" / "from-pesc.json").read_text())
+    from agents.catalog import load_catalog
+    from agents.catalog.transcript_import import import_transcript
+
+    expected = import_transcript(TRANSCRIPTS / "cs-junior-ap.xml", load_catalog(None)).record
+    assert kept["student"]["id"] == expected.id and len(kept["student"]["courses"]) == len(
+        expected.courses
+    )
+    app.state.jobs.drain()
+    job = app.state.jobs.current("from-pesc")
+    assert job.exit_code == 0, job.output

@@ -7,6 +7,8 @@ schema, the model, a safe id - every problem named by its JSON path), kept in
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from starlette.datastructures import UploadFile
@@ -44,13 +46,18 @@ async def _request_text(form: dict[str, Any]) -> tuple[str, str]:
     uploaded = await _upload(form.get("request_file"), "request file")
     if uploaded is not None:
         return uploaded, f"request file {form['request_file'].filename!r}"
+    student = await _transcript_record(form)
     record = await _upload(form.get("student_file"), "student record")
-    if record is None:
-        raise ValueError("upload a request JSON file, or a student record JSON file with an id")
-    try:
-        student = json.loads(record)
-    except ValueError as exc:
-        raise ValueError(f"the student record is not valid JSON: {exc}") from None
+    if student is None and record is None:
+        raise ValueError(
+            "upload a request JSON file, or a student record (JSON) or transcript (PESC XML "
+            "or CSV) with a request id"
+        )
+    if student is None:
+        try:
+            student = json.loads(record or "")
+        except ValueError as exc:
+            raise ValueError(f"the student record is not valid JSON: {exc}") from None
     adds = [p.strip() for p in str(form.get("add_programs", "")).split(",") if p.strip()]
     raw = {
         "request_id": str(form.get("request_id", "")).strip(),
@@ -59,6 +66,41 @@ async def _request_text(form: dict[str, Any]) -> tuple[str, str]:
         "add_programs": adds,
     }
     return json.dumps(raw), "the form"
+
+
+async def _transcript_record(form: dict[str, Any]) -> dict[str, Any] | None:
+    """The student record made from an uploaded transcript, as ``advise student import``
+    makes it (against the bundled catalog, which a new request runs with); None without
+    one. A transcript with anything left out is refused with every problem listed."""
+    from agents.catalog import load_catalog
+    from agents.catalog.transcript_import import StudentFacts, import_transcript, record_json
+    from agents.errors import AdvisingError
+
+    upload = form.get("transcript_file")
+    text = await _upload(upload, "transcript")
+    if text is None:
+        return None
+    name = str(getattr(upload, "filename", ""))
+    suffix = Path(name).suffix.lower()
+    if suffix not in (".xml", ".csv"):
+        raise ValueError(f"transcript {name!r}: name it .xml (PESC) or .csv")
+
+    def field(key: str) -> str | None:
+        return str(form.get(key, "")).strip() or None
+
+    programs = tuple(p.strip() for p in str(form.get("programs", "")).split(",") if p.strip())
+    facts = StudentFacts(id=field("student_id"), name=field("student_name"), programs=programs)
+    with tempfile.TemporaryDirectory(prefix="advise-transcript-") as tmp:
+        path = Path(tmp) / f"transcript{suffix}"
+        path.write_text(text, encoding="utf-8")
+        try:
+            result = import_transcript(path, load_catalog(None), facts)
+        except AdvisingError as exc:  # it names the file: the upload's name, not ours
+            raise ValueError(str(exc).replace(str(path), f"transcript {name!r}")) from None
+    if result.problems:
+        left = "; ".join(str(p) for p in result.problems)
+        raise ValueError(f"transcript {name!r}: left out, fix the transcript first: {left}")
+    return dict(json.loads(record_json(result.record)))
 
 
 async def new_form(request: Request) -> Response:
