@@ -66,6 +66,12 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
     p.add_argument("--out-dir", default="out", help="output directory (default: out)")
     p.add_argument("--log-dir", default="logs", help="JSON-lines log directory (default: logs)")
     p.add_argument(
+        "--templates",
+        metavar="DIR",
+        help="directory of report templates the console's runs and re-renders use "
+        "(see 'Report templates' in docs/outputs.md)",
+    )
+    p.add_argument(
         "--config",
         default="advise.toml",
         help="workspace configuration; its [console.oidc] table turns on sign-in with the "
@@ -119,6 +125,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         workers=args.workers,
         https=args.https,
         oidc=oidc,
+        templates=_templates(args.templates),
     )
     app = create_app(config)
     print(f"advise console on http://{args.host}:{args.port}/ (Ctrl-C stops it)", file=sys.stderr)
@@ -127,6 +134,16 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     finally:
         app.state.jobs.drain()
     return EXIT_OK
+
+
+def _templates(directory: str | None) -> Path | None:
+    """``--templates DIR``, checked before the server starts (a broken template: exit 2)."""
+    if directory is None:
+        return None
+    from agents.reports import check_templates
+
+    check_templates(Path(directory))
+    return Path(directory)
 
 
 def add_users(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -165,3 +165,31 @@ def test_the_sample_overload_request_is_approved_and_resumed(
     assert 'class="state done">done</span>' in page
     report = client.get("/requests/overload-high-gpa/report").text
     assert "strong record, light lab load" in report and "rivera" in report
+
+
+def test_rerender_writes_the_outputs_again_from_the_checkpoint(tmp_path: Path, env: Path) -> None:
+    build_workspace(tmp_path)
+    ran = len(read_side_log(env))
+    before = {p.name: p.read_bytes() for p in (tmp_path / "out").glob("done-1.*")}
+    (tmp_path / "out" / "done-1.html").unlink()
+    app = make_app(tmp_path)
+    client, token = sign_in(app, "advisor")
+    assert "Re-render the report" in client.get("/requests/done-1").text
+    client.post("/requests/done-1/run", data={"csrf": token, "kind": "rerender"})
+    app.state.jobs.drain()
+    job = app.state.jobs.current("done-1")
+    assert (job.kind, job.exit_code) == ("rerender", 0), job.output
+    assert {p.name: p.read_bytes() for p in (tmp_path / "out").glob("done-1.*")} == before
+    assert len(read_side_log(env)) == ran  # no stage ran
+
+
+def test_rerender_refuses_an_unfinished_request_and_a_held_one(tmp_path: Path) -> None:
+    from pipeline.console.rerender import main
+
+    build_workspace(tmp_path)
+    state, out = str(tmp_path / "state"), str(tmp_path / "out")
+    args = ["--state-dir", state, "--out-dir", out, "--stages", "tests.fake_stages:FAKE"]
+    assert main(["stopped-1", *args]) == 2
+    assert main(["no-such", *args]) == 2
+    with CheckpointStore(tmp_path / "state").lock("done-1"):
+        assert main(["done-1", *args]) == 1

@@ -19,7 +19,16 @@ from pipeline.console.users import console_dir
 
 ACCESS_NAME = "access.jsonl"
 Action = Literal[
-    "view", "approve", "deny", "resume", "rerun", "run", "login", "login_failed", "logout"
+    "view",
+    "approve",
+    "deny",
+    "resume",
+    "rerun",
+    "rerender",
+    "run",
+    "login",
+    "login_failed",
+    "logout",
 ]
 FIELDS = ("at", "user", "role", "action", "request_id", "student_id", "detail")
 

@@ -54,6 +54,7 @@ class ConsoleConfig:
     https: bool = False  # behind a TLS proxy: the session cookie is sent over HTTPS only
     oidc: OIDCSettings | None = None  # sign-in with the identity provider, beside local accounts
     stages: str = "real"  # tests only
+    templates: Path | None = None  # an office's report templates, for the runs it starts
 
 
 class SecurityHeaders:
@@ -128,7 +129,9 @@ def create_app(config: ConsoleConfig) -> Starlette:
     app.state.users = UserStore(config.state_dir)
     app.state.access = AccessLog(config.state_dir)
     app.state.index = RequestIndex(config.state_dir)
-    ws = Workspace(config.state_dir, config.out_dir, config.log_dir, config.stages)
+    ws = Workspace(
+        config.state_dir, config.out_dir, config.log_dir, config.stages, config.templates
+    )
     app.state.jobs = JobRunner(ws, workers=config.workers)
     app.state.oidc_client = oauth_client(config.oidc) if config.oidc is not None else None
     return app

@@ -23,7 +23,7 @@ import structlog
 
 log = structlog.get_logger(__name__)
 
-JobKind = Literal["resume", "rerun", "run"]
+JobKind = Literal["resume", "rerun", "run", "rerender"]
 JobState = Literal["queued", "running", "finished", "failed"]
 OUTPUT_LIMIT = 4000
 
@@ -48,9 +48,11 @@ class Workspace:
     out_dir: Path
     log_dir: Path
     stages: str = "real"  # tests only: a fake stage set, as the CLI's hidden --stages
+    templates: Path | None = None  # the office's report templates (--templates)
 
 
 def command(ws: Workspace, job: Job) -> list[str]:
+    templates = ["--templates", str(ws.templates)] if ws.templates is not None else []
     where = [
         "--state-dir",
         str(ws.state_dir),
@@ -60,7 +62,22 @@ def command(ws: Workspace, job: Job) -> list[str]:
         str(ws.log_dir),
         "--stages",
         ws.stages,
+        *templates,
     ]
+    if job.kind == "rerender":  # from the checkpoint, nothing run (pipeline.console.rerender)
+        return [
+            sys.executable,
+            "-m",
+            "pipeline.console.rerender",
+            job.request_id,
+            "--state-dir",
+            str(ws.state_dir),
+            "--out-dir",
+            str(ws.out_dir),
+            "--stages",
+            ws.stages,
+            *templates,
+        ]
     if job.kind == "run":
         return [sys.executable, "-m", "pipeline.cli", "run", str(job.request_file), *where]
     args = [sys.executable, "-m", "pipeline.cli", "resume", job.request_id, *where]

@@ -161,8 +161,8 @@ async def run_route(request: Request) -> Response:
     rid = request_id(request)
     form = await checked_form(request)
     kind = str(form.get("kind"))
-    if kind not in ("resume", "rerun"):
-        raise HTTPException(400, f"unknown run {kind!r}; choose resume or rerun")
+    if kind not in ("resume", "rerun", "rerender"):
+        raise HTTPException(400, f"unknown run {kind!r}; choose resume, rerun or rerender")
     ctx = load_context(request, rid)
     _start(request, rid, cast(JobKind, kind), user.name, user.role, ctx.request.student.id)
     return RedirectResponse(f"/requests/{rid}", status_code=303)
