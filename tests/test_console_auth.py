@@ -265,3 +265,13 @@ def test_the_session_secret_is_made_once_and_private(tmp_path: Path) -> None:
     first = session_secret(tmp_path)
     assert session_secret(tmp_path) == first and len(first) >= 32
     assert stat.S_IMODE((tmp_path / ".console" / "secret").stat().st_mode) == 0o600
+
+
+def test_signing_in_starts_a_fresh_session_with_a_new_csrf_token(app: Any) -> None:
+    client = TestClient(app)
+    before = csrf_of(client.get("/login").text)
+    client.post("/login", data={"name": "viewer", "password": PASSWORD, "csrf": before})
+    after = csrf_of(client.get("/").text)
+    assert after != before
+    r = client.post("/logout", data={"csrf": before}, follow_redirects=False)
+    assert r.status_code == 403

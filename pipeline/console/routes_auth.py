@@ -32,9 +32,8 @@ async def login(request: Request) -> Response:
             next=safe_next(form.get("next")),
             error="unknown user or wrong password",
         )
-    csrf = request.session.get("csrf")
-    request.session.clear()  # a fresh session: nothing set before signing in carries over
-    request.session.update({"user": user.name, "csrf": csrf})
+    request.session.clear()  # a fresh session: nothing set before signing in carries over,
+    request.session["user"] = user.name  # not even the CSRF token (a new one is made)
     log.record(user.name, user.role, "login")
     return RedirectResponse(safe_next(form.get("next")), status_code=303)
 

@@ -66,9 +66,9 @@ async def callback(request: Request) -> Response:
             f"{name or 'this account'} is in none of the groups allowed "
             "to use the console; ask an admin",
         )
-    after, csrf = request.session.get("oidc_next", "/"), request.session.get("csrf")
-    request.session.clear()
-    request.session.update({"user": name, "oidc_role": role, "csrf": csrf})
+    after = request.session.get("oidc_next", "/")
+    request.session.clear()  # a fresh session, with a new CSRF token when a page asks
+    request.session.update({"user": name, "oidc_role": role})
     request.app.state.access.record(name, role, "login", detail="oidc")
     return RedirectResponse(safe_next(after), status_code=303)
 
