@@ -111,8 +111,10 @@ def run(n: int, runs: int) -> dict[str, Any]:
         UserStore(root / "state").add("bench", "viewer", PASSWORD)
         client = _client(root)
         cold = _ms(client, "/")
+        reread = {"cold": client.app.state.index.reread}
         client = _client(root)  # a new server: the index file, not the checkpoints
         restart = _ms(client, "/")
+        reread["restart"] = client.app.state.index.reread
         pages = {
             "dashboard": "/",
             "search": "/?state=done&q=student+0042",
@@ -127,7 +129,9 @@ def run(n: int, runs: int) -> dict[str, Any]:
             data["request"]["student"]["name"] = f"Renamed {i:05d}"
             path.write_text(json.dumps(data), encoding="utf-8")
         after_change = _ms(client, "/")
+        reread["after_change"] = client.app.state.index.reread
         return {
+            "checkpoints_read": reread,
             "requests": n,
             "runs": runs,
             "workspace_written_s": round(written_s, 1),
