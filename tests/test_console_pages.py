@@ -292,3 +292,16 @@ def test_serve_refuses_a_remote_address_without_allow_remote(
     err = capsys.readouterr().err
     assert "--host '0.0.0.0' is not a loopback address" in err
     assert "put a TLS reverse proxy (nginx, Caddy) in front" in err
+
+
+@pytest.mark.parametrize("module", ["starlette", "argon2"])
+def test_serve_without_the_console_packages_says_how_to_install_them(
+    module: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, module, None)  # as if it were not installed
+    assert main(["serve", "--state-dir", "no-such-state"]) == 2
+    err = capsys.readouterr().err
+    assert "the web console needs the" in err
+    assert "install the console extra: pip install -e '.[console]'" in err
