@@ -77,6 +77,9 @@ class CheckpointSummary(BaseModel):
         default=None,
         description="Stages the LLM backend failed in (stage -> what failed); None when none.",
     )
+    graduation_term: Lenient[str] = Field(
+        default=None, description="The recommendation's planned graduation term, if any."
+    )
     llm_calls: int = Field(default=0, description="LLM calls in the checkpoint's ledger.")
     tokens: int = Field(default=0, description="Input plus output tokens of those calls.")
 
@@ -91,6 +94,18 @@ class CheckpointSummary(BaseModel):
         if isinstance(data, dict) and not data.get("degraded"):
             return {**data, "degraded": None}
         return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _graduation(cls, data: Any) -> Any:
+        """The planned graduation, read from the recommendation without validating it."""
+        if not isinstance(data, dict) or "recommendation" not in data:
+            return data
+        rec = data["recommendation"]
+        return {
+            **data,
+            "graduation_term": rec.get("graduation_term") if isinstance(rec, dict) else None,
+        }
 
     @model_validator(mode="before")
     @classmethod

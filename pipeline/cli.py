@@ -44,6 +44,7 @@ def registrars() -> list[Registrar]:
     from pipeline.cli_export import add_export
     from pipeline.cli_render import add_render
     from pipeline.cli_run import add_batch, add_resume, add_run
+    from pipeline.cli_serve import add_serve, add_users
     from pipeline.cli_status import add_diagram, add_show, add_status
     from pipeline.cli_student import add_student
 
@@ -62,6 +63,8 @@ def registrars() -> list[Registrar]:
         add_catalog,
         add_audit,
         add_student,
+        add_serve,
+        add_users,
     ]
 
 

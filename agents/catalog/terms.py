@@ -389,16 +389,6 @@ def first_regular(term: Term) -> Term:
     return term if term.regular else term.next_regular()
 
 
-def regular_terms(first: Term, last: Term) -> list[Term]:
-    """The regular terms from ``first`` to ``last`` inclusive."""
-    out: list[Term] = []
-    t = first_regular(first)
-    while t <= last:
-        out.append(t)
-        t = t.next_regular()
-    return out
-
-
 def term_label(code: str | None) -> str:
     """'S2027' -> 'Spring 2027'; '' for None; text that is not a term comes back unchanged."""
     if not code:
@@ -407,8 +397,3 @@ def term_label(code: str | None) -> str:
         return Term.parse(code).label()
     except TermError:
         return code
-
-
-def term_code(text: str) -> str:
-    """Normalize any accepted spelling of a term to its code."""
-    return Term.parse(text).code
