@@ -8,10 +8,13 @@ import argparse
 import getpass
 import importlib.util
 import ipaddress
+import json
+import os
 import sys
 from pathlib import Path
 
-from pipeline.cli_common import EXIT_OK, EXIT_USAGE, Formatter, positive
+from pipeline.cli_common import EXIT_OK, EXIT_USAGE, Formatter
+from pipeline.config import WORKSPACE, add_settings, config_path
 
 # import name -> the package that provides it
 CONSOLE_PACKAGES = {
@@ -59,23 +62,11 @@ def add_serve(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         action="store_true",
         help="the console is reached over HTTPS (a proxy): secure cookies only",
     )
+    add_settings(p, (*WORKSPACE, "templates", "workers"))
     p.add_argument(
-        "--workers", type=positive, default=2, help="runs (resume, rerun) at once (default: 2)"
-    )
-    p.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
-    p.add_argument("--out-dir", default="out", help="output directory (default: out)")
-    p.add_argument("--log-dir", default="logs", help="JSON-lines log directory (default: logs)")
-    p.add_argument(
-        "--templates",
-        metavar="DIR",
-        help="directory of report templates the console's runs and re-renders use "
-        "(see 'Report templates' in docs/outputs.md)",
-    )
-    p.add_argument(
-        "--config",
-        default="advise.toml",
-        help="workspace configuration; its [console.oidc] table turns on sign-in with the "
-        "identity provider (default: advise.toml, if present; see docs/console.md)",
+        "--json",
+        action="store_true",
+        help="print where the console listens as one JSON object before serving",
     )
     p.set_defaults(handler=_cmd_serve)
 
@@ -105,7 +96,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from pipeline.console.users import UserStore
 
     state_dir = Path(args.state_dir)
-    oidc = oidc_settings(Path(args.config))
+    settings_file, _ = config_path(args.config, os.environ, Path.cwd())
+    # The [console.oidc] table of the workspace's settings file (advise.toml).
+    oidc = oidc_settings(settings_file) if settings_file is not None else None
     if oidc is not None and importlib.util.find_spec("authlib") is None:
         from pipeline.console.errors import ConsoleDepsError
 
@@ -126,9 +119,14 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         https=args.https,
         oidc=oidc,
         templates=_templates(args.templates),
+        catalog=args.catalog,
+        settings_file=settings_file,
     )
     app = create_app(config)
-    print(f"advise console on http://{args.host}:{args.port}/ (Ctrl-C stops it)", file=sys.stderr)
+    url = f"http://{args.host}:{args.port}/"
+    if args.json:
+        print(json.dumps({"url": url, "state_dir": str(state_dir), "oidc": oidc is not None}))
+    print(f"advise console on {url} (Ctrl-C stops it)", file=sys.stderr)
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     finally:
@@ -158,7 +156,6 @@ def add_users(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         "  printf '%s' \"$PW\" | advise users add ops --role admin --password-stdin\n"
         "  advise users list\n  advise users remove rivera",
     )
-    p.add_argument("--state-dir", default="state", help="checkpoint directory (default: state)")
     s = p.add_subparsers(dest="users_command", required=True, metavar="ACTION")
     add = s.add_parser("add", help="add an account (or --replace one)")
     add.add_argument("name")
@@ -169,9 +166,13 @@ def add_users(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
         help="read the password from stdin instead of a prompt",
     )
     add.add_argument("--replace", action="store_true", help="replace an existing account")
-    s.add_parser("list", help="list accounts and roles")
+    listing = s.add_parser("list", help="list accounts and roles")
     rm = s.add_parser("remove", help="remove an account")
     rm.add_argument("name")
+    for leaf in (add, listing, rm):
+        # The accounts live in the state directory: the workspace's flags, as everywhere.
+        add_settings(leaf, WORKSPACE)
+        leaf.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(handler=_cmd_users)
 
 
@@ -192,12 +193,17 @@ def _cmd_users(args: argparse.Namespace) -> int:
 
     store = UserStore(Path(args.state_dir))
     if args.users_command == "list":
-        for user in store.list():
+        users = store.list()
+        if args.json:
+            print(json.dumps([{"name": u.name, "role": u.role} for u in users]))
+        for user in users if not args.json else []:
             print(f"{user.name}\t{user.role}")
     elif args.users_command == "remove":
         store.remove(args.name)
-        print(f"removed {args.name}")
+        said = {"removed": args.name}
+        print(json.dumps(said) if args.json else f"removed {args.name}")
     else:
         user = store.add(args.name, args.role, _password(args), replace=args.replace)
-        print(f"saved {user.name} ({user.role}) in {store.path}")
+        said = {"saved": user.name, "role": user.role, "file": str(store.path)}
+        print(json.dumps(said) if args.json else f"saved {user.name} ({user.role}) in {store.path}")
     return EXIT_OK

@@ -123,6 +123,9 @@ CONFIGURATION = ("backend", "model", "max_rounds")
 RUNNING = (*WORKSPACE, *CONFIGURATION, "templates", "exceptions")
 ENGINE = ("workers", "engine", "ray_address")
 
+# Tables of advise.toml that one command reads and checks itself (not settings).
+TABLES = {"console": "the web console's settings, e.g. [console.oidc] (docs/console.md)"}
+
 # Other ADVISE_* variables the project reads (not workspace settings): never "typos".
 OTHER_ENV = frozenset(
     {"ADVISE_CATALOG_CACHE", "ADVISE_CATALOG_CACHE_DIR", "ADVISE_INDEX_DIR", "ADVISE_WORKER_ID"}
@@ -235,10 +238,15 @@ def read_file(path: Path) -> dict[str, tuple[Any, str]]:
     found: dict[str, tuple[Any, str]] = {}
     for name, value in data.items():
         where = f"{path}:{_line_of(lines, name)}"
+        if name in TABLES:
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: {name} must be a table ([{name}]); "
+                                  f"{TABLES[name]}")  # fmt: skip
+            continue  # read and checked by its own command
         key = KEYS.get(name)
         if key is None:
             raise ConfigError(f"{where}: unknown key {name!r}{_did_you_mean(name, KEYS)}; "
-                              f"known keys: {', '.join(KEYS)}")  # fmt: skip
+                              f"known keys: {', '.join([*KEYS, *TABLES])}")  # fmt: skip
         try:
             checked = check_value(key, value)
         except ValueError as exc:
@@ -351,11 +359,13 @@ __all__ = [
     "FILE_NAME",
     "KEYS",
     "RUNNING",
+    "TABLES",
     "WORKSPACE",
     "Key",
     "Resolved",
     "add_config_flag",
     "add_settings",
+    "config_path",
     "configured_catalog",
     "env_typos",
     "read_file",

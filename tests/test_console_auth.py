@@ -212,18 +212,18 @@ def test_users_command_adds_lists_and_removes(
         main(
             [
                 "users",
-                "--state-dir",
-                state,
                 "add",
                 "rivera",
                 "--role",
                 "advisor",
                 "--password-stdin",
+                "--state-dir",
+                state,
             ]
         )
         == 0
     )
-    assert main(["users", "--state-dir", state, "list"]) == 0
+    assert main(["users", "list", "--state-dir", state]) == 0
     out = capsys.readouterr().out
     assert "rivera\tadvisor\n" in out
     path = tmp_path / "state" / ".console" / "users.json"
@@ -233,7 +233,7 @@ def test_users_command_adds_lists_and_removes(
     assert "a long password" not in path.read_text(encoding="utf-8")
     assert UserStore(tmp_path / "state").verify("rivera", "a long password") is not None
     assert UserStore(tmp_path / "state").verify("rivera", "a long passworD") is None
-    assert main(["users", "--state-dir", state, "remove", "rivera"]) == 0
+    assert main(["users", "remove", "rivera", "--state-dir", state]) == 0
     assert UserStore(tmp_path / "state").list() == []
 
 

@@ -183,13 +183,17 @@ def test_rerender_writes_the_outputs_again_from_the_checkpoint(tmp_path: Path, e
     assert len(read_side_log(env)) == ran  # no stage ran
 
 
-def test_rerender_refuses_an_unfinished_request_and_a_held_one(tmp_path: Path) -> None:
-    from pipeline.console.rerender import main
+def test_rerender_refuses_an_unfinished_request_and_a_held_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pipeline.cli import main
 
     build_workspace(tmp_path)
     state, out = str(tmp_path / "state"), str(tmp_path / "out")
-    args = ["--state-dir", state, "--out-dir", out, "--stages", "tests.fake_stages:FAKE"]
-    assert main(["stopped-1", *args]) == 2
-    assert main(["no-such", *args]) == 2
+    args = ["--state-dir", state, "--out-dir", out, "--stages", "tests.fake_stages:FAKE", "--json"]
+    for rid, status in (("stopped-1", "unfinished"), ("no-such", "unknown")):
+        assert main(["render", rid, *args]) == 1
+        assert json.loads(capsys.readouterr().out)["requests"][0]["status"] == status
     with CheckpointStore(tmp_path / "state").lock("done-1"):
-        assert main(["done-1", *args]) == 1
+        assert main(["render", "done-1", *args]) == 1
+    assert json.loads(capsys.readouterr().out)["requests"][0]["status"] == "locked"

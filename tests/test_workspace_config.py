@@ -73,8 +73,10 @@ def test_paths_in_the_file_are_relative_to_the_file_and_config_names_it(tmp_path
         ('backend = "offline"\nstate-dir = "s"\n',
          "{file}:2: unknown key 'state-dir' (did you mean 'state_dir'?); known keys: catalog, "
          "state_dir, out_dir, log_dir, backend, model, max_rounds, templates, exceptions, "
-         "workers, engine, ray_address"),
+         "workers, engine, ray_address, console"),
         ("workers = 0\n", "{file}:1: workers = 0: expected a number >= 1, got 0"),
+        ('console = "on"\n', "{file}:1: console must be a table ([console]); the web console's "
+         "settings, e.g. [console.oidc] (docs/console.md)"),
         ('workers = "two"\n', "{file}:1: workers = 'two': expected a whole number, got 'two'"),
         ('backend = "gemni"\n', "{file}:1: backend = 'gemni': expected one of offline, gemini"),
         ("out_dir = 3\n",
@@ -178,7 +180,7 @@ def test_a_bad_setting_stops_the_command_with_exit_2(
     assert capsys.readouterr().err == (
         f"error: {path}:1: unknown key 'log_dirs' (did you mean 'log_dir'?); known keys: "
         "catalog, state_dir, out_dir, log_dir, backend, model, max_rounds, templates, "
-        "exceptions, workers, engine, ray_address\n"
+        "exceptions, workers, engine, ray_address, console\n"
     )
 
 
@@ -214,7 +216,8 @@ LEAVES = {p.prog: p for p in _leaves(build_parser())}
 def test_every_command_is_walked() -> None:
     assert {"advise run", "advise render", "advise config", "advise export",
             "advise catalog build", "advise student import"} <= set(LEAVES)  # fmt: skip
-    assert len(LEAVES) == 21  # 12 commands, 8 catalog subcommands, student import
+    # 13 commands, 8 catalog subcommands, student import, users add/list/remove
+    assert len(LEAVES) == 25
 
 
 @pytest.mark.parametrize("prog", sorted(LEAVES))
@@ -259,3 +262,17 @@ def test_a_ray_address_from_the_file_without_ray_says_where_it_came_from(
         'ADVISE_ENGINE=ray or engine = "ray" in advise.toml\n'
     )
     assert not (ws / "state").exists()
+
+
+def test_the_console_table_is_left_to_the_console_and_its_runs_get_the_settings(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pipeline.console.jobs import Job, Workspace, command
+
+    path = _toml(ws, 'state_dir = "st"\n\n[console.oidc]\nissuer = "https://idp.example"\n')
+    assert main(["config", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["settings"]["state_dir"]["value"] == str(ws / "st")
+    where = Workspace(Path("st"), Path("out"), Path("logs"), catalog="cat", settings_file=path)
+    argv = command(where, Job(request_id="r1", kind="resume", by="rivera"))
+    assert argv[argv.index("--config") + 1] == str(path)
+    assert argv[argv.index("--catalog") + 1] == "cat"

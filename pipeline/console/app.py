@@ -55,6 +55,8 @@ class ConsoleConfig:
     oidc: OIDCSettings | None = None  # sign-in with the identity provider, beside local accounts
     stages: str = "real"  # tests only
     templates: Path | None = None  # an office's report templates, for the runs it starts
+    catalog: str | None = None  # the workspace's catalog (flag, ADVISE_CATALOG, advise.toml)
+    settings_file: Path | None = None  # the advise.toml the console was started with
 
 
 class SecurityHeaders:
@@ -130,7 +132,13 @@ def create_app(config: ConsoleConfig) -> Starlette:
     app.state.access = AccessLog(config.state_dir)
     app.state.index = RequestIndex(config.state_dir)
     ws = Workspace(
-        config.state_dir, config.out_dir, config.log_dir, config.stages, config.templates
+        config.state_dir,
+        config.out_dir,
+        config.log_dir,
+        config.stages,
+        config.templates,
+        catalog=config.catalog,
+        settings_file=config.settings_file,
     )
     app.state.jobs = JobRunner(ws, workers=config.workers)
     app.state.oidc_client = oauth_client(config.oidc) if config.oidc is not None else None

@@ -49,11 +49,19 @@ class Workspace:
     log_dir: Path
     stages: str = "real"  # tests only: a fake stage set, as the CLI's hidden --stages
     templates: Path | None = None  # the office's report templates (--templates)
+    # The console's own settings, passed on so a run it starts reads the same workspace as
+    # the console (its flags win over the run's environment and advise.toml, as they did).
+    catalog: str | None = None
+    settings_file: Path | None = None
 
 
 def command(ws: Workspace, job: Job) -> list[str]:
     templates = ["--templates", str(ws.templates)] if ws.templates is not None else []
+    settings = ["--config", str(ws.settings_file)] if ws.settings_file is not None else []
+    catalog = ["--catalog", ws.catalog] if ws.catalog is not None else []
     where = [
+        *settings,
+        *catalog,
         "--state-dir",
         str(ws.state_dir),
         "--out-dir",
@@ -64,20 +72,8 @@ def command(ws: Workspace, job: Job) -> list[str]:
         ws.stages,
         *templates,
     ]
-    if job.kind == "rerender":  # from the checkpoint, nothing run (pipeline.console.rerender)
-        return [
-            sys.executable,
-            "-m",
-            "pipeline.console.rerender",
-            job.request_id,
-            "--state-dir",
-            str(ws.state_dir),
-            "--out-dir",
-            str(ws.out_dir),
-            "--stages",
-            ws.stages,
-            *templates,
-        ]
+    if job.kind == "rerender":  # from the checkpoint, nothing run: advise render
+        return [sys.executable, "-m", "pipeline.cli", "render", job.request_id, *where]
     if job.kind == "run":
         return [sys.executable, "-m", "pipeline.cli", "run", str(job.request_file), *where]
     args = [sys.executable, "-m", "pipeline.cli", "resume", job.request_id, *where]
