@@ -198,6 +198,10 @@ def test_the_chosen_catalog_is_kept_in_the_consoles_settings_and_wins(app: Any, 
     assert f"new requests use {stored}" in r.text
     settings = json.loads((root / "state" / ".console" / "settings.json").read_text())
     assert settings == {"catalog": stored}
+    advisor, _ = sign_in(app, "advisor")
+    assert (
+        f"New requests run with the catalog <strong>{stored}</strong>." in advisor.get("/new").text
+    )
     configured = CatalogShelf(root / "state", str(root / "catalog" / "catalog.json"))
     assert configured.for_new_requests() == stored  # the console's choice wins
     r = client.post("/catalogs/choose", data={"csrf": token, "key": "workspace"})

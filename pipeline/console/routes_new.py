@@ -103,9 +103,14 @@ async def _transcript_record(form: dict[str, Any], catalog: str | None) -> dict[
     return dict(json.loads(record_json(result.record)))
 
 
+def _catalog_named(request: Request) -> str:
+    path = request.app.state.catalogs.for_new_requests()
+    return "bundled sample" if path is None else str(path)
+
+
 async def new_form(request: Request) -> Response:
     need(request, "advisor")
-    return page(request, "new.html.j2")
+    return page(request, "new.html.j2", catalog=_catalog_named(request))
 
 
 async def new_post(request: Request) -> Response:
