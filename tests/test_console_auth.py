@@ -25,6 +25,7 @@ GETS = [
     "/requests/done-1/audit",
     "/requests/done-1/audit/worksheet",
     "/catalogs",
+    "/catalogs/manage",
     "/access",
     "/access.csv",
     "/users",
@@ -33,6 +34,8 @@ POSTS = {
     "/requests/waits-1/decide": {"rule": "LOAD-OVERLOAD", "verdict": "approve", "reason": "ok"},
     "/requests/stopped-1/run": {"kind": "resume"},
     "/users": {"name": "mallory", "role": "admin", "password": "x" * 12},
+    "/catalogs/choose": {"key": "workspace"},
+    "/catalogs/upload": {"name": "c"},
     "/logout": {},
 }
 # The least role each route needs.
@@ -43,6 +46,7 @@ NEEDS = {
     "/requests/done-1/audit": "viewer",
     "/requests/done-1/audit/worksheet": "viewer",
     "/catalogs": "viewer",
+    "/catalogs/manage": "admin",
     "/access": "admin",
     "/access.csv": "admin",
     "/users": "admin",

@@ -29,6 +29,11 @@ Action = Literal[
     "login",
     "login_failed",
     "logout",
+    "login_locked",
+    "dashboard",
+    "catalog_upload",
+    "catalog_refused",
+    "catalog_choose",
 ]
 FIELDS = ("at", "user", "role", "action", "request_id", "student_id", "detail")
 

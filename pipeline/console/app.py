@@ -4,7 +4,9 @@ the one source of truth, the dashboard's index is a cache of them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -19,6 +21,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pipeline.console.access import AccessLog
 from pipeline.console.auth import LoginRequired, login_url
+from pipeline.console.catalogs import CatalogShelf
 from pipeline.console.index import RequestIndex
 from pipeline.console.jobs import JobRunner, Workspace
 from pipeline.console.oidc import OIDCSettings
@@ -27,11 +30,13 @@ from pipeline.console.routes_admin import ROUTES as ADMIN_ROUTES
 from pipeline.console.routes_audit import ROUTES as AUDIT_ROUTES
 from pipeline.console.routes_auth import ROUTES as AUTH_ROUTES
 from pipeline.console.routes_catalog import ROUTES as CATALOG_ROUTES
+from pipeline.console.routes_catalog_admin import ROUTES as CATALOG_ADMIN_ROUTES
 from pipeline.console.routes_dashboard import ROUTES as DASHBOARD_ROUTES
 from pipeline.console.routes_new import ROUTES as NEW_ROUTES
 from pipeline.console.routes_oidc import ROUTES as OIDC_ROUTES
 from pipeline.console.routes_oidc import oauth_client
 from pipeline.console.routes_request import ROUTES as REQUEST_ROUTES
+from pipeline.console.throttle import LoginLimit, LoginThrottle
 from pipeline.console.users import UserStore, session_secret
 from pipeline.store import CheckpointStore
 
@@ -57,6 +62,8 @@ class ConsoleConfig:
     templates: Path | None = None  # an office's report templates, for the runs it starts
     catalog: str | None = None  # the workspace's catalog (flag, ADVISE_CATALOG, advise.toml)
     settings_file: Path | None = None  # the advise.toml the console was started with
+    login_limit: LoginLimit = field(default_factory=LoginLimit)  # failed sign-ins allowed
+    clock: Callable[[], float] = time.monotonic  # the sign-in limit's clock (tests move it)
 
 
 class SecurityHeaders:
@@ -106,6 +113,7 @@ def create_app(config: ConsoleConfig) -> Starlette:
             *DASHBOARD_ROUTES,
             *REQUEST_ROUTES,
             *ADMIN_ROUTES,
+            *CATALOG_ADMIN_ROUTES,  # before /catalogs/{key}
             *CATALOG_ROUTES,
             *AUDIT_ROUTES,
             *NEW_ROUTES,
@@ -131,6 +139,8 @@ def create_app(config: ConsoleConfig) -> Starlette:
     app.state.users = UserStore(config.state_dir)
     app.state.access = AccessLog(config.state_dir)
     app.state.index = RequestIndex(config.state_dir)
+    app.state.catalogs = CatalogShelf(config.state_dir, config.catalog)
+    app.state.throttle = LoginThrottle(config.login_limit, config.clock)
     ws = Workspace(
         config.state_dir,
         config.out_dir,

@@ -38,6 +38,7 @@ class Job:
     exit_code: int | None = None
     output: str = ""
     request_file: Path | None = None  # a new request's file ("run")
+    catalog: str | None = None  # a new request's catalog, when the admin chose one ("run")
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,8 @@ class Workspace:
 def command(ws: Workspace, job: Job) -> list[str]:
     templates = ["--templates", str(ws.templates)] if ws.templates is not None else []
     settings = ["--config", str(ws.settings_file)] if ws.settings_file is not None else []
-    catalog = ["--catalog", ws.catalog] if ws.catalog is not None else []
+    chosen = job.catalog if job.kind == "run" and job.catalog is not None else ws.catalog
+    catalog = ["--catalog", chosen] if chosen is not None else []
     where = [
         *settings,
         *catalog,
@@ -93,14 +95,20 @@ class JobRunner:
             return self._jobs.get(request_id)
 
     def submit(
-        self, request_id: str, kind: JobKind, by: str, request_file: Path | None = None
+        self,
+        request_id: str,
+        kind: JobKind,
+        by: str,
+        request_file: Path | None = None,
+        catalog: str | None = None,
     ) -> Job | None:
         """Queue a run; None if the console already has one queued or running for it."""
         with self._lock:
             held = self._jobs.get(request_id)
             if held is not None and held.state in ("queued", "running"):
                 return None
-            job = self._jobs[request_id] = Job(request_id, kind, by, request_file=request_file)
+            job = Job(request_id, kind, by, request_file=request_file, catalog=catalog)
+            self._jobs[request_id] = job
         future = self._pool.submit(self._run, job)
         with self._lock:
             self._futures = [f for f in self._futures if not f.done()] + [future]

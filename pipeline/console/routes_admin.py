@@ -18,7 +18,11 @@ async def access_page(request: Request) -> Response:
     need(request, "admin")
     log: AccessLog = request.app.state.access
     entries = list(log.entries())
-    return page(request, "access.html.j2", entries=entries[::-1][:SHOWN], total=len(entries))
+    q = request.query_params.get("q", "").strip()
+    if q:  # e.g. a request id: its views, decisions, runs and the dashboard pages showing it
+        needle = q.casefold()
+        entries = [e for e in entries if any(needle in str(v).casefold() for v in e.values())]
+    return page(request, "access.html.j2", entries=entries[::-1][:SHOWN], total=len(entries), q=q)
 
 
 async def access_csv(request: Request) -> Response:

@@ -1,4 +1,5 @@
-"""Signing in and out with a local account."""
+"""Signing in and out with a local account; failed sign-ins are limited
+(``pipeline.console.throttle``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from starlette.routing import Route
 from pipeline.console.access import AccessLog
 from pipeline.console.auth import checked_form, current_user, safe_next, users
 from pipeline.console.pages import page
+from pipeline.console.throttle import LoginThrottle
 
 
 async def login_page(request: Request) -> Response:
@@ -21,10 +23,23 @@ async def login_page(request: Request) -> Response:
 async def login(request: Request) -> Response:
     form = await checked_form(request)
     name, password = str(form.get("name", "")), str(form.get("password", ""))
-    user = users(request).verify(name, password)
     log: AccessLog = request.app.state.access
+    throttle: LoginThrottle = request.app.state.throttle
+    address = request.client.host if request.client is not None else ""
+    refused = throttle.refused(name, address)
+    if refused is not None:  # the password is not even checked
+        log.record(name[:64], "", "login_locked", detail=f"from {address}")
+        return page(
+            request,
+            "login.html.j2",
+            status_code=429,
+            next=safe_next(form.get("next")),
+            error=refused,
+        )
+    user = users(request).verify(name, password)
     if user is None:
-        log.record(name[:64], "", "login_failed")
+        throttle.failed(name, address)
+        log.record(name[:64], "", "login_failed", detail=f"from {address}")
         return page(
             request,
             "login.html.j2",
@@ -32,6 +47,7 @@ async def login(request: Request) -> Response:
             next=safe_next(form.get("next")),
             error="unknown user or wrong password",
         )
+    throttle.succeeded(name)
     request.session.clear()  # a fresh session: nothing set before signing in carries over,
     request.session["user"] = user.name  # not even the CSRF token (a new one is made)
     log.record(user.name, user.role, "login")

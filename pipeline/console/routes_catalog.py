@@ -1,13 +1,13 @@
 """The catalog browser: the catalogs the workspace's requests were made with (and the
-bundled sample), each one's programs, a course, and a search - what ``advise catalog
-programs``, ``course`` and ``search`` print (``pipeline.cli_browse``).
+bundled sample, the configured one and those an admin uploaded), each one's programs, a
+course, and a search - what ``advise catalog programs``, ``course`` and ``search`` print
+(``pipeline.cli_browse``).
 
 A catalog is named in URLs by a key made from its recorded source, never by a path: only
 catalogs the workspace already uses can be opened."""
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from starlette.exceptions import HTTPException
@@ -17,20 +17,16 @@ from starlette.routing import Route
 
 from agents.errors import AdvisingError
 from pipeline.console.auth import need
-from pipeline.console.index import RequestIndex
+from pipeline.console.catalogs import catalog_key
 from pipeline.console.pages import page
-from pipeline.workspace import BUNDLED, describe_source, path_of
+from pipeline.console.routes_catalog_admin import workspace_sources
+from pipeline.workspace import describe_source, path_of
 
 SEARCH_LIMIT = 15
 
 
-def catalog_key(source: str) -> str:
-    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:12]
-
-
 def _sources(request: Request) -> dict[str, str]:
-    index: RequestIndex = request.app.state.index
-    return {catalog_key(s): s for s in sorted({BUNDLED, *index.catalog_sources()})}
+    return {catalog_key(s): s for s in workspace_sources(request)}
 
 
 def _catalog(request: Request) -> tuple[str, Any]:

@@ -41,12 +41,12 @@ async def _upload(value: Any, what: str) -> str | None:
         raise ValueError(f"{what} {value.filename!r} is not UTF-8 text") from None
 
 
-async def _request_text(form: dict[str, Any]) -> tuple[str, str]:
+async def _request_text(form: dict[str, Any], catalog: str | None) -> tuple[str, str]:
     """The request as JSON text and where it came from (for messages)."""
     uploaded = await _upload(form.get("request_file"), "request file")
     if uploaded is not None:
         return uploaded, f"request file {form['request_file'].filename!r}"
-    student = await _transcript_record(form)
+    student = await _transcript_record(form, catalog)
     record = await _upload(form.get("student_file"), "student record")
     if student is None and record is None:
         raise ValueError(
@@ -68,9 +68,9 @@ async def _request_text(form: dict[str, Any]) -> tuple[str, str]:
     return json.dumps(raw), "the form"
 
 
-async def _transcript_record(form: dict[str, Any]) -> dict[str, Any] | None:
+async def _transcript_record(form: dict[str, Any], catalog: str | None) -> dict[str, Any] | None:
     """The student record made from an uploaded transcript, as ``advise student import``
-    makes it (against the bundled catalog, which a new request runs with); None without
+    makes it (against the catalog a new request runs with: ``CatalogShelf``); None without
     one. A transcript with anything left out is refused with every problem listed."""
     from agents.catalog import load_catalog
     from agents.catalog.transcript_import import StudentFacts, import_transcript, record_json
@@ -94,7 +94,7 @@ async def _transcript_record(form: dict[str, Any]) -> dict[str, Any] | None:
         path = Path(tmp) / f"transcript{suffix}"
         path.write_text(text, encoding="utf-8")
         try:
-            result = import_transcript(path, load_catalog(None), facts)
+            result = import_transcript(path, load_catalog(catalog), facts)
         except AdvisingError as exc:  # it names the file: the upload's name, not ours
             raise ValueError(str(exc).replace(str(path), f"transcript {name!r}")) from None
     if result.problems:
@@ -103,16 +103,22 @@ async def _transcript_record(form: dict[str, Any]) -> dict[str, Any] | None:
     return dict(json.loads(record_json(result.record)))
 
 
+def _catalog_named(request: Request) -> str:
+    path = request.app.state.catalogs.for_new_requests()
+    return "bundled sample" if path is None else str(path)
+
+
 async def new_form(request: Request) -> Response:
     need(request, "advisor")
-    return page(request, "new.html.j2")
+    return page(request, "new.html.j2", catalog=_catalog_named(request))
 
 
 async def new_post(request: Request) -> Response:
     user = need(request, "advisor")
     form = await checked_form(request)
+    catalog = request.app.state.catalogs.for_new_requests()
     try:
-        text, source = await _request_text(form)
+        text, source = await _request_text(form, catalog)
     except ValueError as exc:
         return page(request, "new.html.j2", status_code=400, error=str(exc))
     finally:
@@ -130,7 +136,7 @@ async def new_post(request: Request) -> Response:
     directory = ensure_dir(console_dir(store.root) / REQUESTS_DIR)
     path = directory / f"{rid}.json"
     atomic_write(path, checked.model_dump_json(exclude_unset=True).encode("utf-8"))
-    job = request.app.state.jobs.submit(rid, "run", user.name, request_file=path)
+    job = request.app.state.jobs.submit(rid, "run", user.name, request_file=path, catalog=catalog)
     if job is None:
         flash(request, f"{rid}: a run from the console is already queued or running", "error")
     else:
