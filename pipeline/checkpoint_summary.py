@@ -80,6 +80,11 @@ class CheckpointSummary(BaseModel):
     graduation_term: Lenient[str] = Field(
         default=None, description="The recommendation's planned graduation term, if any."
     )
+    infeasible_kind: Lenient[str] = Field(
+        default=None,
+        description="An infeasible recommendation's kind: 'proven', or 'timed_out' (no plan "
+        "before a time limit ran out, not a proof).",
+    )
     llm_calls: int = Field(default=0, description="LLM calls in the checkpoint's ledger.")
     tokens: int = Field(default=0, description="Input plus output tokens of those calls.")
 
@@ -98,13 +103,16 @@ class CheckpointSummary(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _graduation(cls, data: Any) -> Any:
-        """The planned graduation, read from the recommendation without validating it."""
+        """The planned graduation and the kind of an infeasible outcome, read from the
+        recommendation without validating it."""
         if not isinstance(data, dict) or "recommendation" not in data:
             return data
         rec = data["recommendation"]
+        rec = rec if isinstance(rec, dict) else {}
         return {
             **data,
-            "graduation_term": rec.get("graduation_term") if isinstance(rec, dict) else None,
+            "graduation_term": rec.get("graduation_term"),
+            "infeasible_kind": rec.get("infeasible_kind"),
         }
 
     @model_validator(mode="before")

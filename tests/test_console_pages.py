@@ -54,10 +54,10 @@ def test_the_dashboard_lists_every_request_with_its_columns(app: Any, root: Path
     catalog = rows[0][6]
     assert catalog.endswith("/catalog/catalog.json")  # the template's: the copy keeps its path
     assert [r[0] for r in rows] == ["done-1", "evil-name", "stopped-1", "waits-1"]
-    assert rows[0] == ["done-1", "Ada", "CS-MIN", "done", "approved", "S2027", catalog, rows[0][7]]
+    assert rows[0] == ["done-1", "Ada", "CS-MIN", "Finished", "Ready", "S2027", catalog, rows[0][7]]
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", rows[0][7])
-    assert rows[2][3:6] == ["intake", "", ""]
-    assert rows[3][3] == "awaiting_approval"
+    assert rows[2][3:6] == ["Unfinished (at intake)", "", ""]
+    assert rows[3][3] == "Needs approval"
 
 
 def test_a_student_name_with_markup_is_shown_as_text(app: Any) -> None:
@@ -280,7 +280,7 @@ def test_an_admin_adds_and_removes_accounts_from_the_console(app: Any, root: Pat
 def test_a_checkpoint_that_does_not_parse_is_reported_not_shown(app: Any, root: Path) -> None:
     (root / "state" / "broken.json").write_text("{", encoding="utf-8")
     client, _ = sign_in(app, "viewer")
-    assert _cells(client.get("/").text)[0][:4] == ["broken", "", "", "unreadable"]
+    assert _cells(client.get("/").text)[0][:4] == ["broken", "", "", "Unreadable checkpoint"]
     r = client.get("/requests/broken")
     assert r.status_code == 409 and "broken.json" in r.text
 
@@ -305,3 +305,18 @@ def test_serve_without_the_console_packages_says_how_to_install_them(
     err = capsys.readouterr().err
     assert "the web console needs the" in err
     assert "install the console extra: pip install -e '.[console]'" in err
+
+
+def test_status_and_outcome_words_are_the_batch_indexs() -> None:
+    from pipeline.console.index import outcome_words, state_words
+
+    assert [state_words(s) for s in ("done", "awaiting_approval", "failed", "scheduling")] == [
+        "Finished",
+        "Needs approval",
+        "Failed",
+        "Unfinished (at scheduling)",
+    ]
+    assert outcome_words("infeasible", "proven") == "Cannot be planned as asked"
+    assert outcome_words("infeasible", "timed_out") == "No plan in time"
+    assert outcome_words("approved_with_risks", None) == "Ready, with risks"
+    assert outcome_words(None, None) == ""

@@ -162,7 +162,7 @@ def test_the_sample_overload_request_is_approved_and_resumed(
     job = app.state.jobs.current("overload-high-gpa")
     assert job.exit_code == 0, job.output
     page = client.get("/requests/overload-high-gpa").text
-    assert 'class="state done">done</span>' in page
+    assert 'class="state done">Finished</span>' in page
     report = client.get("/requests/overload-high-gpa/report").text
     assert "strong record, light lab load" in report and "rivera" in report
 

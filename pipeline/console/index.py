@@ -22,13 +22,14 @@ import structlog
 
 from agents.files import atomic_write, ensure_dir
 from pipeline.console.users import console_dir
+from pipeline.results import ADVISOR_WORDS, STATUS_WORDS, advisor_group
 from pipeline.store import JOURNAL_SUFFIX, CheckpointStore, check_request_id
 from pipeline.workspace import describe_source
 
 log = structlog.get_logger(__name__)
 
 INDEX_NAME = "index.json"
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 Stamp = list[int]  # [json mtime_ns, json size, journal mtime_ns, journal size]; 0 = none
 FILTERS = ("state", "catalog")
 
@@ -55,6 +56,26 @@ def _stamps(state_dir: Path) -> dict[str, Stamp]:
     return found
 
 
+def state_words(state: str) -> str:
+    """A run's state as an advisor reads it (the batch index's words, ``pipeline.results``);
+    a run that stopped between stages says where."""
+    if state == "done":
+        return STATUS_WORDS["done"]
+    if state in ("awaiting_approval", "failed"):
+        return ADVISOR_WORDS[state]
+    if state == "unreadable":
+        return "Unreadable checkpoint"
+    return f"Unfinished (at {state})"
+
+
+def outcome_words(outcome: str | None, infeasible_kind: str | None) -> str:
+    """A finished request's outcome in the batch index's words; no plan before a time limit
+    ran out is not called infeasible."""
+    if not outcome:
+        return ""
+    return ADVISOR_WORDS[advisor_group("done", outcome, infeasible_kind == "timed_out")]
+
+
 def _row(store: CheckpointStore, rid: str) -> dict[str, Any]:
     summary = store.summary(rid)
     if summary is None:
@@ -65,6 +86,7 @@ def _row(store: CheckpointStore, rid: str) -> dict[str, Any]:
             "student_id": "",
             "programs": [],
             "outcome": "",
+            "outcome_words": "",
             "graduation": "",
             "catalog": "",
             "catalog_source": None,
@@ -74,13 +96,15 @@ def _row(store: CheckpointStore, rid: str) -> dict[str, Any]:
     found = request.get("student")
     student: dict[str, Any] = found if isinstance(found, dict) else {}
     programs = [*(student.get("programs") or []), *(request.get("add_programs") or [])]
+    row_state = summary.state.value if summary.state is not None else "unreadable"
     return {
         "id": rid,
-        "state": summary.state.value if summary.state is not None else "unreadable",
+        "state": row_state,
         "student": str(student.get("name") or ""),
         "student_id": str(student.get("id") or ""),
         "programs": [str(p) for p in dict.fromkeys(programs)],
         "outcome": summary.outcome or "",
+        "outcome_words": outcome_words(summary.outcome, summary.infeasible_kind),
         "graduation": summary.graduation_term or "",
         "catalog": describe_source(summary.catalog_source),
         "catalog_source": summary.catalog_source,

@@ -12,11 +12,14 @@ from starlette.responses import HTMLResponse
 from starlette.templating import Jinja2Templates
 
 from pipeline.console.auth import csrf_token, current_user
+from pipeline.console.index import outcome_words, state_words
 from pipeline.errors import UnsafeRequestIdError
 from pipeline.store import check_request_id
 
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).with_name("templates")))
 TEMPLATES.env.autoescape = True  # every template, whatever its name ends with
+TEMPLATES.env.globals["state_words"] = state_words  # the advisor's words, as the batch index
+TEMPLATES.env.globals["outcome_words"] = outcome_words
 
 
 def flash(request: Request, message: str, kind: str = "ok") -> None:
