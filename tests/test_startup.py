@@ -268,6 +268,24 @@ def test_one_request_imports_each_stage_agent_when_its_stage_first_runs(
     assert "'agents.no_such_agent' is missing" in str(raised.value)
 
 
+def test_rendering_a_run_leaves_the_pdf_and_calendar_libraries_to_the_exports() -> None:
+    result = _python(
+        """
+        import json, sys
+        import agents.writing.render
+        watched = ("fpdf", "fontTools", "icalendar")
+        before = [m for m in watched if m in sys.modules]
+        from agents.writing import plan_ics, plan_pdf
+        after = [m for m in watched if m in sys.modules]
+        print(json.dumps({"before": before, "after": after,
+                          "named": [plan_pdf.__module__, plan_ics.__module__]}))
+        """
+    )
+    assert result["before"] == []
+    assert set(result["after"]) == {"fpdf", "fontTools", "icalendar"}  # type: ignore[arg-type]
+    assert result["named"] == ["agents.writing.export_pdf", "agents.writing.export_ics"]
+
+
 def test_a_lazy_agent_and_renderer_call_their_module_when_used(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

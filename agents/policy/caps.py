@@ -64,6 +64,15 @@ def _cap_entries(
     return out
 
 
+def catalog_units(catalog: Catalog) -> float:
+    """The units of every course in ``catalog`` (a cap that never binds), summed once per
+    catalog: every plan asks for the load caps, and a real catalog has thousands of courses."""
+    total: float | None = catalog.derived.get("catalog_units")
+    if total is None:
+        total = catalog.derived["catalog_units"] = credit_sum(c.units for c in catalog.courses)
+    return total
+
+
 def catalog_load_caps(catalog: Catalog, standing: ClassStanding | None = None) -> LoadCaps:
     """The one home of the catalog-wide load caps (the planner's round-1 caps); with
     ``standing``, the caps of students of that class standing (rules and rows for other
@@ -83,7 +92,7 @@ def catalog_load_caps(catalog: Catalog, standing: ClassStanding | None = None) -
             for k in named:
                 kinds.setdefault(k, {"max_units_per_term": [], "overload": []})
                 kinds[k][rule.kind].append(limit)
-    unbounded = credit_sum(c.units for c in catalog.courses)
+    unbounded = catalog_units(catalog)
     std = min(plain["max_units_per_term"]) if plain["max_units_per_term"] else unbounded
     ceiling = max([std, *plain["overload"]])
     by_kind: dict[str, tuple[float, float]] = {}
