@@ -6,13 +6,21 @@ name the command, the code and the load it was measured under.
 HEAD``; None outside a git checkout), ``dirty`` (tracked files changed since that commit;
 None outside a checkout), ``cores`` and ``load_avg_start`` / ``load_avg_end`` (the 1, 5
 and 15-minute load averages, ``os.getloadavg``; None where the platform has none).
+
+``parallel_ceiling()`` says how much two processes gain over one on this machine at this
+moment, with nothing of the project in them: a speed-up of several workers is read against
+it (two virtual cores that are one physical core's two threads, or a host that lends out
+its cores, give far less than 2).
 """
 
 from __future__ import annotations
 
 import os
 import shlex
+import statistics
 import subprocess
+import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +57,33 @@ def load_average() -> list[float] | None:
         return [round(x, 2) for x in os.getloadavg()]
     except OSError:
         return None
+
+
+# Pure-Python work of about half a second: no I/O, no allocation to speak of.
+_SPIN = "s = 0\nfor i in range(6_000_000):\n    s += i * i\n"
+
+
+def _spin(copies: int) -> float:
+    """Wall seconds for ``copies`` fresh interpreters running ``_SPIN`` at once."""
+    started = time.perf_counter()
+    procs = [subprocess.Popen([sys.executable, "-S", "-c", _SPIN]) for _ in range(copies)]
+    for proc in procs:
+        proc.wait()
+    return time.perf_counter() - started
+
+
+def parallel_ceiling(rounds: int = 3) -> dict[str, Any]:
+    """The most two processes can gain over one here and now: one spin alone, then two at
+    once, ``rounds`` times alternating; ``speedup`` is the median of ``2 * one / two``
+    (2.0 on two free cores), with each round's figures."""
+    pairs = [(_spin(1), _spin(2)) for _ in range(rounds)]
+    ratios = [2 * one / two for one, two in pairs]
+    return {
+        "speedup": round(statistics.median(ratios), 2),
+        "rounds": [{"one_s": round(a, 3), "two_s": round(b, 3)} for a, b in pairs],
+        "measures": "two interpreters running the same pure-Python loop at once against one "
+        "alone: 2 * t(one) / t(two at once), median of the rounds",
+    }
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,12 @@ the start-up run uses the first of them: ``python -m eval.bench_pipeline --catal
 demos/unsw`` is the real-scale run on UNSW's 2,912 courses. The JSON line names it
 (``catalog``: a path, ``sample`` or ``sample x15``) with its ``courses``.
 
+**Two workers against the machine.** ``workers_speedup`` is the 1-worker batch's wall time
+over the 2-worker one's. Read it against ``machine_parallel`` (``eval.bench_meta.
+parallel_ceiling``, measured right after the batches): what two bare interpreters running
+the same loop gain over one on this machine at that moment - 2.0 only on two free physical
+cores. ``workers_efficiency`` is the one over the other.
+
 Logging is set up first (warnings and errors only, on stderr), so no event below a warning
 is rendered inside a timed run.
 
@@ -80,7 +86,7 @@ from typing import Any
 
 from agents.catalog import Catalog, StudentRecord, load_catalog
 from agents.toolbox import Settings
-from eval.bench_meta import RunInfo
+from eval.bench_meta import RunInfo, parallel_ceiling
 from eval.bench_planner import added_minor
 from eval.bench_startup import (
     batch_memory,
@@ -362,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
         with DiskCalls(tmp / "w1" / "state").installed() as disk:
             one = run(inputs, tmp / "w1", workers=1, catalog=catalog)
         two = run(inputs, tmp / "w2", workers=2, catalog=catalog)
+        ceiling = parallel_ceiling()  # right after the runs it is read against
 
         started = time.perf_counter()
         rerun = run(inputs, tmp / "w1", workers=1, catalog=catalog)
@@ -399,6 +406,9 @@ def main(argv: list[str] | None = None) -> int:
         "courses": courses,
         "throughput_rps_1w": round(args.requests / one.wall_s, 2),
         "throughput_rps_2w": round(args.requests / two.wall_s, 2),
+        "workers_speedup": round(one.wall_s / two.wall_s, 2),
+        "machine_parallel": ceiling,
+        "workers_efficiency": round(one.wall_s / two.wall_s / ceiling["speedup"], 2),
         "outcomes": one.outcomes,
         "stage_ms": stage_table(one),
         "request_ms_p50": round(percentile(one.durations_ms, 50), 1),
@@ -437,7 +447,9 @@ def _print(r: dict[str, Any]) -> None:
     )
     print(
         f"  throughput: {r['throughput_rps_1w']} req/s (1 worker), "
-        f"{r['throughput_rps_2w']} req/s (2 workers)"
+        f"{r['throughput_rps_2w']} req/s (2 workers): {r['workers_speedup']}x, against "
+        f"{r['machine_parallel']['speedup']}x for two bare processes on this machine "
+        f"(efficiency {r['workers_efficiency']})"
     )
     print(f"  request ms: p50 {r['request_ms_p50']}, p95 {r['request_ms_p95']}")
     for stage, t in r["stage_ms"].items():

@@ -27,7 +27,7 @@ from agents.planner import pool as planner_pool
 from agents.planner import search as planner_search
 from agents.planner import solve as planner_solve
 from eval import bench_pipeline, bench_planner, bench_scaling, plan_times
-from eval.bench_meta import RunInfo, git_commit
+from eval.bench_meta import RunInfo, git_commit, parallel_ceiling
 from eval.bench_pipeline import synthetic_requests, write_jsonl
 from eval.bench_scaling import Case, budgets, reference, summarize
 from eval.bench_startup import batch_memory, bench_env
@@ -94,6 +94,13 @@ def test_run_info_outside_a_git_checkout_has_no_commit(tmp_path: Path) -> None:
     assert info["command"] == "python -m eval.bench_x --json"
     assert info["cores"] == os.cpu_count()
     assert len(info["load_avg_start"]) == 3 and len(info["load_avg_end"]) == 3
+
+
+def test_the_parallel_ceiling_reads_two_bare_processes_against_one() -> None:
+    ceiling = parallel_ceiling(rounds=1)
+    (one,) = ceiling["rounds"]
+    assert one["one_s"] > 0 and one["two_s"] > 0
+    assert ceiling["speedup"] == pytest.approx(2 * one["one_s"] / one["two_s"], abs=0.01)
 
 
 # --------------------------------------------------------------------------- memory
@@ -222,6 +229,10 @@ def test_pipeline_bench_at_scale_runs_on_the_enlarged_catalog_and_measures_disk_
     assert disk["ms_per_request"] > 0 and 0 < disk["share"] < 1
     assert "checkpoint_io_share" not in result and "checkpoint_writer_share" in result
     assert result.keys() >= RUN_KEYS
+    ceiling = result["machine_parallel"]
+    assert len(ceiling["rounds"]) == 3 and ceiling["speedup"] > 0
+    ratio = result["workers_speedup"] / ceiling["speedup"]
+    assert result["workers_efficiency"] == pytest.approx(ratio, abs=0.02)
 
 
 # --------------------------------------------------------------------------- bench_scaling

@@ -116,6 +116,14 @@ class Model(cp_model.CpModel):
     def _add_pre_pep8_methods(self) -> None:
         return None
 
+    def clone(self) -> Model:
+        """A copy of this model (its proto: variables by the same indices, constraints,
+        objective, hints), as a ``Model``."""
+        twin = Model()
+        twin.proto.copy_from(self.proto)
+        twin.rebuild_constant_map()
+        return twin
+
 
 def make_solver(
     seconds: float, dtime: float, *, symmetry: bool = True, where: str = "solver"

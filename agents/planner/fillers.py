@@ -10,7 +10,7 @@ would choose them (issue #17):
 - full-size courses before small ones: with 1-credit courses, four quarter-credit courses
   are four registrations for the credit of one. A course smaller than the catalog's typical
   one (``fit.undersized``) weighs ``UNDERSIZED`` in the free-choice tie-break
-  (``select.elective_misfit``), after the fewest units - so exact unit totals still use
+  (``elective_misfit``), after the fewest units - so exact unit totals still use
   them, as few as they can - and the pool ranks full-size fillers first;
 - a course not to add on one's own that a set may count (an internship among economics
   electives) weighs ``ARRANGED``: a regular course of the set is preferred.
@@ -113,3 +113,39 @@ def counted_only(
         if c in prep.must or c in prep.forced or c in needed or filler(prep, c):
             continue
         m.add_bool_or([t.Not(), *counted.get(c, [])])
+
+
+Lit = cp_model.IntVar
+ORPHAN = 2  # misfit of a free elective taken apart from its corequisite partners
+
+
+def interest_shortfall(p: Prep, taken: dict[str, Lit]) -> tuple[cp_model.LinearExpr | int, int]:
+    """Interest points short of the most the taken courses could earn (>= 0), and its bound."""
+    interest = {c: round(100 * p.interests.get(c, 0.0)) for c in taken}
+    top = sum(v for v in interest.values() if v > 0)
+    low = sum(-v for v in interest.values() if v < 0)
+    return top - sum(w * taken[c] for c, w in interest.items() if w), top + low
+
+
+def elective_misfit(
+    m: cp_model.CpModel, p: Prep, taken: dict[str, Lit]
+) -> tuple[cp_model.LinearExpr | int, int]:
+    """How badly the courses a plan is free to choose suit the student
+    (``agents.planner.fit``), with its bound: level and relevance misses, the size and kind
+    of course (``filler_misfit``: a quarter-credit course, an internship), and
+    ``ORPHAN`` for a course taken without any of its corequisite partners. Every optional
+    course counts, not only those no requirement counts: a surplus course may count toward a
+    set in the model and still be a free elective in the result (``trim_counts``)."""
+    terms: list[tuple[Lit, int]] = []
+    for c, t in sorted(taken.items()):
+        if c in p.must:
+            continue
+        if weight := p.misfit(c) + filler_misfit(p, c):
+            terms.append((t, weight))
+        coreqs = [n for n in iter_prereq(p.course(c).corequisites) if isinstance(n, CourseCond)]
+        if coreqs:
+            orphan = m.new_bool_var(f"orphan[{c}]")
+            partners = [taken[n.course] for n in coreqs if n.course in taken]
+            m.add_bool_or([t.Not(), *partners, orphan])
+            terms.append((orphan, ORPHAN))
+    return sum(w * v for v, w in terms), sum(w for _, w in terms)

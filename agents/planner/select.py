@@ -34,12 +34,11 @@ from agents.catalog import (
     CourseCond,
     FactCond,
     PrereqNode,
-    iter_prereq,
 )
 from agents.planner.counting import minimum_constraints, post_once, post_sharing
 from agents.planner.cpsat import Model, Steps, make_solver, weighted
 from agents.planner.cuts import post_set_cuts
-from agents.planner.fillers import counted_only, filler_misfit
+from agents.planner.fillers import counted_only, elective_misfit, interest_shortfall
 from agents.planner.floor import units_floor
 from agents.planner.prep import Prep
 from agents.planner.reqtree import ReqTree
@@ -48,7 +47,6 @@ from agents.planner.twins import many_twins, post_twins, twin_groups
 
 Lit = cp_model.IntVar
 PLAIN_DTIME = 0.05  # the fewest units without ordering twins first (small pools need no more)
-ORPHAN = 2  # misfit of a free elective taken apart from its corequisite partners
 
 
 def encode_requirements(
@@ -164,38 +162,6 @@ def encode_total_and_antirequisites(
                 m.add(taken[c] + taken[d] <= 1)
 
 
-def interest_shortfall(p: Prep, taken: dict[str, Lit]) -> tuple[cp_model.LinearExpr | int, int]:
-    """Interest points short of the most the taken courses could earn (>= 0), and its bound."""
-    interest = {c: round(100 * p.interests.get(c, 0.0)) for c in taken}
-    top = sum(v for v in interest.values() if v > 0)
-    low = sum(-v for v in interest.values() if v < 0)
-    return top - sum(w * taken[c] for c, w in interest.items() if w), top + low
-
-
-def elective_misfit(
-    m: cp_model.CpModel, p: Prep, taken: dict[str, Lit]
-) -> tuple[cp_model.LinearExpr | int, int]:
-    """How badly the courses a plan is free to choose suit the student
-    (``agents.planner.fit``), with its bound: level and relevance misses, the size and kind
-    of course (``fillers.filler_misfit``: a quarter-credit course, an internship), and
-    ``ORPHAN`` for a course taken without any of its corequisite partners. Every optional
-    course counts, not only those no requirement counts: a surplus course may count toward a
-    set in the model and still be a free elective in the result (``trim_counts``)."""
-    terms: list[tuple[Lit, int]] = []
-    for c, t in sorted(taken.items()):
-        if c in p.must:
-            continue
-        if weight := p.misfit(c) + filler_misfit(p, c):
-            terms.append((t, weight))
-        coreqs = [n for n in iter_prereq(p.course(c).corequisites) if isinstance(n, CourseCond)]
-        if coreqs:
-            orphan = m.new_bool_var(f"orphan[{c}]")
-            partners = [taken[n.course] for n in coreqs if n.course in taken]
-            m.add_bool_or([t.Not(), *partners, orphan])
-            terms.append((orphan, ORPHAN))
-    return sum(w * v for v, w in terms), sum(w for _, w in terms)
-
-
 @dataclass
 class Selection:
     """A course set that meets every requirement, with its units (in credit steps) and the bound."""
@@ -237,6 +203,8 @@ class SelectionModel:
         self._course = ""
         self.proved_infeasible = False
         self.twinned = False  # interchangeable courses ordered (``twins``)
+        self._settled = False  # the fewest units solved (``solve``)
+        self._fewest: _Fewest | None = None
         for c, v in self.t.items():
             course = p.course(c)
             self._course = c
@@ -299,7 +267,19 @@ class SelectionModel:
         courses taken on someone's consent (an interest never outweighs a signature), more
         interest points, then optional courses that suit the student (``elective_misfit``),
         then earlier-available and lower-level courses (not proved). ``fit=False`` leaves
-        the suiting out (a set the term search places more easily, ``agents.planner.solve``)."""
+        the suiting out (a set the term search places more easily, ``agents.planner.solve``).
+
+        The fewest units are solved once per model (with the first call's ``dtime``): asked
+        again, only the tie-breaks run, on a copy of the model as it stood before them - the
+        very model, so the very answer, a new ``SelectionModel`` would give."""
+        if not self._settled:
+            self._settled = True
+            self._fewest = self._fewest_units(seconds, dtime)
+        if self._fewest is None:
+            return None
+        return self._ties(self._fewest, seconds, tie_dtime, fit)
+
+    def _fewest_units(self, seconds: float, dtime: float) -> _Fewest | None:
         p = self.p
         units = sum(self.units[c] * v for c, v in self.t.items())
         floor = units_floor(p, [c for c in p.pool if p.allowed.get(c)], self.scale)
@@ -351,24 +331,29 @@ class SelectionModel:
         self.m.add(units <= value)
         for v in self.t.values():
             self.m.add_hint(v, solver.boolean_value(v))
+        for v in self.k.values():
+            self.m.add_hint(v, 1)  # signing for every consent course always satisfies them
+        return _Fewest(value, bound, optimal, solver, self.m.clone())
+
+    def _ties(self, f: _Fewest, seconds: float, tie_dtime: float, fit: bool) -> Selection:
+        p, m = self.p, f.base.clone()
         order = sorted(
             self.t,
             key=lambda c: (p.analysis.est.get(c, 0), p.course(c).level, p.course(c).units, c),
         )
-        for v in self.k.values():
-            self.m.add_hint(v, 1)  # signing for every consent course always satisfies them
-        self.m.minimize(
+        m.minimize(
             weighted(
                 [
                     (sum(self.k.values()), len(self.k)),
                     interest_shortfall(p, self.t),
-                    elective_misfit(self.m, p, self.t) if fit else (0, 0),
+                    elective_misfit(m, p, self.t) if fit else (0, 0),
                     (sum(i * self.t[c] for i, c in enumerate(order)), len(order) ** 2),
                 ]
             )
         )
+        solver = f.solver
         second = make_solver(seconds, tie_dtime, symmetry=not self.twinned)
-        if second.solve(self.m) in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        if second.solve(m) in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             solver = second
         chosen = sorted(c for c, v in self.t.items() if solver.boolean_value(v))
         counts: dict[str, list[str]] = {}
@@ -376,4 +361,17 @@ class SelectionModel:
             for c, v in opts:
                 if solver.boolean_value(v):
                     counts.setdefault(c, []).append(f"{prog}/{leaf_id}")
-        return Selection(chosen, value, bound, optimal, counts)
+        return Selection(chosen, f.value, f.bound, f.optimal, counts)
+
+
+@dataclass
+class _Fewest:
+    """The fewest units of a ``SelectionModel`` (``solve``): the units of the set found,
+    the bound, whether it is proved, the solver that found it, and the model as the
+    tie-breaks start from it (constraints, hints; no objective of theirs yet)."""
+
+    value: int
+    bound: int
+    optimal: bool
+    solver: cp_model.CpSolver
+    base: Model

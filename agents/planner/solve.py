@@ -17,7 +17,7 @@ deterministic time wherever a stage is best-effort).
    graduation fixed, through a short portfolio of
    deterministic settings; the first feasible term is the earliest graduation; with that
    graduation and those units held, the optional courses of most interest, then those that
-   suit the student best (``select.elective_misfit``) are chosen within a short budget;
+   suit the student best (``fillers.elective_misfit``) are chosen within a short budget;
 3a. a placement that takes a course on consent although a course route exists (in the
    term of the course that opens it, say; ``agents.planner.risky``) is placed again, same
    courses and graduation, with the fewest such courses (``RISKY_DTIME``); if one is left,
@@ -41,17 +41,13 @@ import structlog
 from ortools.sat.python import cp_model
 
 from agents.planner.cpsat import Steps, catalog_steps, weighted
+from agents.planner.fillers import elective_misfit, interest_shortfall
 from agents.planner.goals import balance, keep_overload, least_overload, overload
 from agents.planner.model import PlanModel
 from agents.planner.prep import Prep
 from agents.planner.risky import before_units, consent_needed, risky_parts, route_exists
 from agents.planner.search import PORTFOLIO_DTIME, fill_strategy, portfolio, run
-from agents.planner.select import (
-    Selection,
-    SelectionModel,
-    elective_misfit,
-    interest_shortfall,
-)
+from agents.planner.select import Selection, SelectionModel
 from agents.planner.solution import Solution, SolveStatus
 
 log = structlog.get_logger(__name__)
@@ -151,9 +147,8 @@ def solve_plan(
     if placement is None and not first_only:
         # The suited set may be harder to place: the plain tie-breaks' set, before the
         # slow full model - a preference never costs graduation or units.
-        plain = SelectionModel(prep, scale, units, gain).solve(
-            left(), select_budget, TIE_DTIME, fit=False
-        )
+        # The fewest units are the selector's own (solved once); only the tie-breaks rerun.
+        plain = selector.solve(left(), select_budget, TIE_DTIME, fit=False)
         if plain is not None and plain.courses != chosen.courses:
             chosen, counts, proven = plain, plain.counts, plain.optimal
             placement = fill(bound, FILL_DTIME)
@@ -315,7 +310,7 @@ def _suit(
 ) -> tuple[dict[str, int], dict[str, list[str]]]:
     """The full model chose the courses by units alone: with graduation and units held,
     choose the fewest on consent, then the optional ones of most interest, then those that
-    suit the student (``select.interest_shortfall``, ``select.elective_misfit``), within a
+    suit the student (``fillers.interest_shortfall``, ``fillers.elective_misfit``), within a
     deterministic budget; the given plan when none better is found."""
     em = PlanModel(prep, max_courses=max_courses)
     em.fix_terms(terms)
