@@ -76,8 +76,14 @@ def all_lapsed(catalog: Catalog, course: Course) -> bool:
 
 def routine_in(catalog: Catalog, course: Course, term: Term) -> bool:
     """Whether ``course`` runs in ``term`` as routine (see the module docstring)."""
-    if not offered_in(catalog, course, term):
-        return False
+    return offered_in(catalog, course, term) and _routine_kind(catalog, course, term)
+
+
+def _routine_kind(catalog: Catalog, course: Course, term: Term) -> bool:
+    """Whether ``term``'s kind is routine for ``course``, which runs in it: not lapsed,
+    unless every kind it runs in has."""
+    if not course.offered.last_run:
+        return True  # no history: nothing has lapsed (``missed_runs``)
     return term.kind not in missed_runs(catalog, course) or all_lapsed(catalog, course)
 
 
@@ -88,9 +94,9 @@ def routine_codes(catalog: Catalog, term: Term) -> frozenset[str]:
     memo: dict[str, frozenset[str]] = catalog.derived.setdefault("history.routine", {})
     hit = memo.get(term.code)
     if hit is None:
-        runs = offered_codes(catalog, term)
+        runs, by_code = offered_codes(catalog, term), catalog.course_by_code
         hit = memo[term.code] = frozenset(
-            c for c in runs if routine_in(catalog, catalog.course_by_code[c], term)
+            c for c in runs if _routine_kind(catalog, by_code[c], term)
         )
     return hit
 

@@ -20,7 +20,7 @@ uses it only where no other course serves.
 
 from __future__ import annotations
 
-from agents.catalog.courses import Course
+from agents.catalog.courses import Course, Offering
 from agents.catalog.model import Catalog
 from agents.catalog.terms import Term
 from agents.errors import TermError
@@ -55,13 +55,36 @@ def offered_in(catalog: Catalog, course: Course, term: Term) -> bool:
 
 def offered_codes(catalog: Catalog, term: Term) -> frozenset[str]:
     """Codes of the courses that run in ``term`` (``offered_in``), once per catalog and term:
-    a planner asks of every course for every term of a horizon."""
+    a planner asks of every course for every term of a horizon. Courses of one offering
+    pattern are asked about together (``_by_pattern``): a catalog of thousands of courses
+    has a few dozen patterns."""
     memo: dict[str, frozenset[str]] = catalog.derived.setdefault("offered_codes", {})
     hit = memo.get(term.code)
     if hit is None:
-        hit = memo[term.code] = frozenset(
-            c.code for c in catalog.courses if offered_in(catalog, c, term)
-        )
+        published = is_published(catalog, term)
+        codes: list[str] = []
+        for offered, courses in _by_pattern(catalog):
+            if offered.offered_in(term):
+                codes.extend(
+                    c.code for c in courses if not published or term.code in c.section_terms
+                )
+        hit = memo[term.code] = frozenset(codes)
+    return hit
+
+
+def _by_pattern(catalog: Catalog) -> list[tuple[Offering, list[Course]]]:
+    """The catalog's courses that are not retired, grouped by what ``Offering.offered_in``
+    reads (kinds of term, ``only_in``, years), once per catalog."""
+    hit: list[tuple[Offering, list[Course]]] | None = catalog.derived.get("offering_patterns")
+    if hit is None:
+        groups: dict[tuple[object, ...], tuple[Offering, list[Course]]] = {}
+        for c in catalog.courses:
+            if c.status == "retired":
+                continue
+            o = c.offered
+            key = (tuple(o.terms), tuple(o.only_in), o.years)
+            groups.setdefault(key, (o, []))[1].append(c)
+        hit = catalog.derived["offering_patterns"] = list(groups.values())
     return hit
 
 
