@@ -101,10 +101,10 @@ def typical_credits(values: Iterable[float]) -> float:
     activities do not make 1-credit courses atypical). Always one of ``values``, so it
     scales with them; 0 for none."""
     sizes = sorted(hundredths(v) for v in values)
-    seen = 0
+    total, seen = sum(sizes), 0
     for size in sizes:
         seen += size
-        if 2 * seen >= sum(sizes):
+        if 2 * seen >= total:
             return from_hundredths(size)
     return 0.0
 
