@@ -133,8 +133,8 @@ def compile_requirements(catalog: Catalog, program: Program) -> tuple[ReqTree, l
             )
             cache = catalog_index(catalog).matching
             key = (program.code, node.id)
-            if key not in cache:
-                cache[key] = sorted(c.code for c in catalog.courses if node.matches(c))
+            if key not in cache:  # the courses the set's selector can pick, then its rules
+                cache[key] = sorted(catalog.courses_matching(node))
             leaf.matching = list(cache[key])
             attrs = set(node.attributes)
             leaf.named = frozenset(
