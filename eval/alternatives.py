@@ -11,7 +11,7 @@ labels the alternatives' labels in order, decided from the catalog.
 from __future__ import annotations
 
 from agents.artifacts import AlternativePlan, Recommendation, ScheduledTerm
-from agents.planner import PlannedTerm, PlanResult
+from agents.planner import PlanResult
 from agents.planning import plannable_programs, to_plan_constraints
 from agents.toolbox import Toolbox
 from agents.verifier import verify_plan
@@ -25,15 +25,7 @@ def _placement(terms: list[ScheduledTerm]) -> frozenset[tuple[str, str]]:
 def _as_result(a: AlternativePlan) -> PlanResult:
     return PlanResult(
         status=a.solver_status,
-        terms=[
-            PlannedTerm(
-                term=t.term,
-                courses=[c.course for c in t.courses],
-                units=t.units,
-                sessions={c.course: c.session for c in t.courses if c.session},
-            )
-            for t in a.terms
-        ],
+        terms=[t.planned() for t in a.terms],
         graduation_term=a.graduation_term,
         units_planned=a.units_planned,
         extra_units=0.0,

@@ -40,7 +40,6 @@ from agents.checking import review
 from agents.planner import (
     PlanAlternative,
     PlanConstraints,
-    PlannedTerm,
     PlanResult,
     alternatives,
 )
@@ -115,15 +114,7 @@ def as_result(schedule: Schedule) -> PlanResult:
     """The schedule's plan as the planner's answer (what alternatives are compared with)."""
     return PlanResult(
         status=cast(Literal["optimal", "feasible"], schedule.solver_status),
-        terms=[
-            PlannedTerm(
-                term=t.term,
-                courses=[c.course for c in t.courses],
-                units=t.units,
-                sessions={c.course: c.session for c in t.courses if c.session},
-            )
-            for t in schedule.terms
-        ],
+        terms=[t.planned() for t in schedule.terms],
         graduation_term=schedule.graduation_term,
         units_planned=schedule.units_planned,
         extra_units=schedule.extra_units,

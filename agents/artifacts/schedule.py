@@ -10,7 +10,7 @@ from agents.artifacts.base import (
     Artifact,
     StageStatus,
 )
-from agents.planner import ConstraintSet, TimeLimit
+from agents.planner import ConstraintSet, PlannedTerm, TimeLimit
 
 
 class ScheduledCourse(Artifact):
@@ -35,6 +35,15 @@ class ScheduledTerm(Artifact):
     courses: list[ScheduledCourse] = Field(default_factory=list, description="Courses.")
     units: float = Field(description="Units in the term.")
     away: bool = Field(default=False, description="A term away (no courses).")
+
+    def planned(self) -> PlannedTerm:
+        """This term as the planner writes one (what a plan is compared and checked as)."""
+        return PlannedTerm(
+            term=self.term,
+            courses=[c.course for c in self.courses],
+            units=self.units,
+            sessions={c.course: c.session for c in self.courses if c.session},
+        )
 
 
 class SectionPick(Artifact):
