@@ -225,6 +225,11 @@ def config_path(named: str | None, env: Mapping[str, str], cwd: Path) -> tuple[P
 def read_file(path: Path) -> dict[str, tuple[Any, str]]:
     """The file's settings, checked and with relative paths made relative to the file:
     ``{key: (value, "FILE:LINE")}``."""
+    from agents.catalog.limits import size_problem  # the catalog package: only with a file
+
+    too_big = size_problem(path, "settings_bytes", "is this the settings file?")
+    if too_big is not None:
+        raise ConfigError(f"{path}: {too_big}")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

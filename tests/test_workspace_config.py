@@ -7,10 +7,12 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from agents.catalog.limits import LIMITS
 from pipeline.cli import build_parser, main
 from pipeline.config import KEYS, WORKSPACE, env_typos, resolve
 from pipeline.errors import ConfigError
@@ -101,6 +103,21 @@ def test_not_toml_and_a_missing_named_file_are_clear_errors(tmp_path: Path) -> N
     assert str(caught.value) == (
         "ADVISE_CONFIG 'nope.toml': no such file; pass the path of an advise.toml settings file"
     )
+
+
+def test_a_settings_file_over_its_size_limit_is_refused_before_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(LIMITS, "settings_bytes", replace(LIMITS["settings_bytes"], value=64))
+    path = _toml(tmp_path, "# " + "x" * 80 + "\nstate_dir = 'ok'\n")
+    with pytest.raises(ConfigError) as caught:
+        resolve({}, ["state_dir"], env={}, cwd=tmp_path)
+    assert str(caught.value) == (
+        f"{path}: a workspace settings file (`advise.toml`): 100 bytes, over the limit of 64 "
+        "bytes; is this the settings file?"
+    )
+    path.write_text("state_dir = 'ok'\n", encoding="utf-8")
+    assert resolve({}, ["state_dir"], env={}, cwd=tmp_path)["state_dir"].source == "file"
 
 
 def test_a_bad_environment_value_names_the_variable(tmp_path: Path) -> None:

@@ -61,6 +61,8 @@ LIMITS: Final[dict[str, Limit]] = {
                               "`advise student import` refuses it before it is read (exit 2)"),
     "catalog_bytes": Limit(64 * MiB, "bytes", "a catalog file (or a file of a catalog directory)",
                            "refused before it is read (exit 2); in a directory, a build problem"),
+    "settings_bytes": Limit(1 * MiB, "bytes", "a workspace settings file (`advise.toml`)",
+                            "every command refuses it before it is read (exit 2)"),
     "nesting": Limit(64, "levels", "the nesting of JSON, YAML or a transcript's XML",
                      _INVALID.format("") + "; a catalog, record or transcript: an "
                      "error naming the file"),
