@@ -26,7 +26,7 @@ from agents.planner import PlanResult
 from agents.planner import pool as planner_pool
 from agents.planner import search as planner_search
 from agents.planner import solve as planner_solve
-from eval import bench_pipeline, bench_planner, bench_scaling, plan_times
+from eval import bench_pipeline, bench_planner, bench_scaling, bench_startup, plan_times
 from eval.bench_meta import RunInfo, git_commit, parallel_ceiling
 from eval.bench_pipeline import synthetic_requests, write_jsonl
 from eval.bench_scaling import Case, budgets, reference, summarize
@@ -101,6 +101,25 @@ def test_the_parallel_ceiling_reads_two_bare_processes_against_one() -> None:
     (one,) = ceiling["rounds"]
     assert one["one_s"] > 0 and one["two_s"] > 0
     assert ceiling["speedup"] == pytest.approx(2 * one["one_s"] / one["two_s"], abs=0.01)
+
+
+def test_start_up_says_whether_it_ran_from_compiled_modules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import py_compile
+
+    source = tmp_path / "agents" / "artifacts" / "base.py"
+    source.parent.mkdir(parents=True)
+    source.write_text("X = 1\n", encoding="utf-8")
+    monkeypatch.setattr(bench_startup, "REPO", tmp_path)
+    assert bench_startup.bytecode_cached({}) is True  # Python writes what it compiles
+    off = {"PYTHONDONTWRITEBYTECODE": "1"}
+    assert bench_startup.bytecode_cached(off) is False  # nothing compiled: every run compiles
+    py_compile.compile(str(source))
+    assert bench_startup.bytecode_cached(off) is True  # python -m compileall was run
+    later = source.stat().st_mtime + 10
+    os.utime(source, (later, later))
+    assert bench_startup.bytecode_cached(off) is False  # the source changed since
 
 
 # --------------------------------------------------------------------------- memory
