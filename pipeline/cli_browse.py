@@ -94,7 +94,7 @@ def add_browse(csub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         "description and attributes; policy and program documents by heading and text.\n"
         "Prints the best --limit courses (score relative to the best course: 1 = best) and\n"
         "the best --limit document sections (BM25F score). The index is cached under\n"
-        "$ADVISE_INDEX_DIR (default ~/.cache/advising/index).\n\n"
+        "$ADVISE_INDEX_DIR (default ~/.cache/advising-pipeline/index).\n\n"
         'examples:\n  advise catalog search "machine learning"\n'
         '  advise catalog search "repeat a course" --limit 3 --json',
     )

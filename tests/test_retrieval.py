@@ -91,7 +91,7 @@ def test_default_index_dir_follows_env(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert default_index_dir() == tmp_path / "idx"
     monkeypatch.delenv("ADVISE_INDEX_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    assert default_index_dir() == tmp_path / "cache" / "advising" / "index"
+    assert default_index_dir() == tmp_path / "cache" / "advising-pipeline" / "index"
 
 
 # --------------------------------------------------------------------------- search

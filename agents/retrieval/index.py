@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import platformdirs
 import structlog
 from pydantic import BaseModel, ConfigDict, Field
 from whoosh import index as whoosh_index
@@ -35,6 +36,7 @@ from whoosh.index import Index
 
 from agents.artifacts import CitationRef
 from agents.catalog import Catalog
+from agents.catalog.cache import APP_NAME
 from agents.errors import UnknownReferenceError
 from agents.retrieval.documents import course_docs, index_fingerprint, policy_docs, program_docs
 
@@ -118,13 +120,13 @@ _FIELDS: dict[str, tuple[str, ...]] = {
 
 
 def default_index_dir() -> Path:
-    """``$ADVISE_INDEX_DIR``, else ``$XDG_CACHE_HOME/advising/index``, else ~/.cache/..."""
+    """``$ADVISE_INDEX_DIR``, else ``index`` in the platform's user cache directory for the
+    project, beside the checked catalogs (``agents.catalog.cache``: ``platformdirs``, which
+    reads ``XDG_CACHE_HOME`` on Linux)."""
     env = os.environ.get("ADVISE_INDEX_DIR")
     if env:
         return Path(env)
-    cache = os.environ.get("XDG_CACHE_HOME")
-    base = Path(cache) if cache else Path.home() / ".cache"
-    return base / "advising" / "index"
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)) / "index"
 
 
 def _build(catalog: Catalog, target: Path) -> None:
