@@ -38,7 +38,7 @@ SKIP = {
     "(tests/test_eval.py and tests/test_benchmarks.py run them small)",
     r"GEMINI|--backend gemini": "needs a Gemini API key and the network",
     r"pip install|--engine ray": "needs the network or a Ray cluster",
-    r"advise serve": "a server that runs until stopped (tests/test_console_*.py serve the app)",
+    r"advise serve": "a server that runs until stopped (tests/console/ serves the app)",
     r"advise users add (?!.*--password-stdin)": "prompts for a password on the terminal",
     r"--pdf-engine chromium": "needs Chromium (tests/test_export.py prints a PDF where it is)",
 }

@@ -1,0 +1,57 @@
+"""The console tests' workspace: built once per session (``template``: fake-stage runs of
+every kind of checkpoint and three argon2-hashed accounts, tests/console/helpers.py), and
+copied for each test that uses it (``root``, ``app``) - every console request writes (the
+access log, the dashboard's index), so no test works in the template itself.
+
+Copies keep the template's catalog path (the checkpoints name it), so the template's files
+are never to be changed: its teardown fails the session if a test did.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.console.helpers import build_workspace, copy_template, make_app
+
+# Set by a test's fake stages or by tests that slow them down; not for the template's runs.
+_TEST_ENV = ("FAKE_STAGE_LOG", "FAKE_STAGE_WORK")
+
+
+def _contents(root: Path) -> dict[str, str]:
+    """Every file under ``root`` with the sha256 of its bytes."""
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture(scope="session")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The shared workspace, built once; read only (copy it with ``copy_template``)."""
+    root = tmp_path_factory.mktemp("console-template")
+    with pytest.MonkeyPatch.context() as mp:
+        for name in _TEST_ENV:
+            mp.delenv(name, raising=False)
+        build_workspace(root)
+    before = _contents(root)
+    yield root
+    changed = sorted(set(before.items()) ^ set(_contents(root).items()))
+    assert not changed, f"a test changed the shared console workspace {root}: {changed[:5]}"
+
+
+@pytest.fixture
+def root(template: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the shared workspace, for this test only."""
+    return copy_template(template, tmp_path / "ws")
+
+
+@pytest.fixture
+def app(root: Path) -> Any:
+    """The console on this test's copy of the workspace, with the fake stages."""
+    return make_app(root)
