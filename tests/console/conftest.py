@@ -9,7 +9,6 @@ are never to be changed: its teardown fails the session if a test did.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,18 +16,10 @@ from typing import Any
 import pytest
 
 from tests.console.helpers import build_workspace, copy_template, make_app
+from tests.shared_helpers import changed_files, tree_digests
 
 # Set by a test's fake stages or by tests that slow them down; not for the template's runs.
 _TEST_ENV = ("FAKE_STAGE_LOG", "FAKE_STAGE_WORK")
-
-
-def _contents(root: Path) -> dict[str, str]:
-    """Every file under ``root`` with the sha256 of its bytes."""
-    return {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
 
 
 @pytest.fixture(scope="session")
@@ -39,9 +30,9 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         for name in _TEST_ENV:
             mp.delenv(name, raising=False)
         build_workspace(root)
-    before = _contents(root)
+    before = tree_digests(root)
     yield root
-    changed = sorted(set(before.items()) ^ set(_contents(root).items()))
+    changed = changed_files(before, root)
     assert not changed, f"a test changed the shared console workspace {root}: {changed[:5]}"
 
 
