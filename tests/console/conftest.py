@@ -5,6 +5,11 @@ access log, the dashboard's index), so no test works in the template itself.
 
 Copies keep the template's catalog path (the checkpoints name it), so the template's files
 are never to be changed: its teardown fails the session if a test did.
+
+Every copy holds the same three password hashes, and the tests sign in a few hundred times:
+an argon2 verification (about 0.3 s, the same answer for the same hash and password) is done
+once per pair for these tests and its answer reused (``_argon2_once``); the sign-in route,
+``UserStore.verify``, the sessions and the access log run as they do for a user.
 """
 
 from __future__ import annotations
@@ -14,12 +19,37 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
 
 from tests.console.helpers import build_workspace, copy_template, make_app
 from tests.shared_helpers import changed_files, tree_digests
 
 # Set by a test's fake stages or by tests that slow them down; not for the template's runs.
 _TEST_ENV = ("FAKE_STAGE_LOG", "FAKE_STAGE_WORK")
+
+
+@pytest.fixture(scope="package", autouse=True)
+def _argon2_once() -> Iterator[None]:
+    """``PasswordHasher.verify`` answered once per (hash, password) for the console tests."""
+    real = PasswordHasher.verify
+    answers: dict[tuple[str | bytes, str | bytes], bool | VerificationError | InvalidHashError] = {}
+
+    def verify(self: PasswordHasher, hash: str | bytes, password: str | bytes) -> bool:
+        key = (hash, password)
+        if key not in answers:
+            try:
+                answers[key] = real(self, hash, password)
+            except (VerificationError, InvalidHashError) as exc:
+                answers[key] = exc
+        answer = answers[key]
+        if isinstance(answer, BaseException):
+            raise type(answer)(*answer.args)
+        return answer
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(PasswordHasher, "verify", verify)
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -19,6 +19,7 @@ from pipeline.errors import RunInterrupted
 from pipeline.store import CheckpointStore
 from tests.console.helpers import _StopNow, copy_template, make_app, sign_in
 from tests.fake_stages import Harness, make_request, read_side_log
+from tests.shared_helpers import copy_workspace
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
@@ -121,17 +122,13 @@ def test_a_cli_batch_and_the_console_never_run_one_request_twice(
 
 
 def test_the_sample_overload_request_is_approved_and_resumed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, awaiting_approval: Path
 ) -> None:
-    from pipeline.cli import main
     from pipeline.console.users import UserStore
 
     monkeypatch.setenv("PYTHONPATH", str(REPO))
     monkeypatch.chdir(tmp_path)
-    line = (REPO / "demos" / "requests.jsonl").read_text(encoding="utf-8").splitlines()[1]
-    assert json.loads(line)["request_id"] == "overload-high-gpa"
-    (tmp_path / "req.json").write_text(line, encoding="utf-8")
-    assert main(["run", "req.json"]) == 4  # awaiting approval
+    copy_workspace(awaiting_approval, tmp_path)  # `advise run` of the sample request: exit 4
     UserStore(tmp_path / "state").add("rivera", "advisor", "correct horse battery")
     from pipeline.console import ConsoleConfig, create_app
 
