@@ -4,6 +4,7 @@ test that reconfigures logging (the CLI, the eval runner) cannot hide events fro
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import shutil
 import sys
@@ -19,6 +20,14 @@ from pipeline.logs import configure_logging
 from tests.fake_gemini import FakeGemini
 from tests.fake_stages import Harness
 from tests.gemini_helpers import KEY, POLICY, FakeClock
+from tests.shared_helpers import (
+    DemoBatch,
+    changed_files,
+    overload_request,
+    run_demo_batch,
+    run_plans,
+    tree_digests,
+)
 
 configure_logging("warning", stream=sys.stderr)
 
@@ -69,3 +78,55 @@ def backend(fake: FakeGemini, clock: FakeClock) -> Iterator[GeminiBackend]:
         KEY, base_url=fake.base_url, retry=POLICY, sleep=clock.sleep, clock=clock.now
     ) as b:
         yield b
+
+
+# The demo batch uninterrupted: the reference the crash and Ray tests compare their runs with
+# (tests/test_crash_real_stages.py, tests/test_ray_engine.py), run once per session.
+
+
+@pytest.fixture(scope="session")
+def demo_batch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoBatch]:
+    batch = run_demo_batch(tmp_path_factory.mktemp("demo-batch"))
+    configure_logging("warning", stream=sys.stderr)
+    before = tree_digests(batch.root)
+    yield batch
+    changed = changed_files(before, batch.root)
+    assert not changed, f"a test changed the shared demo batch {batch.root}: {changed[:5]}"
+
+
+@pytest.fixture(scope="session")
+def awaiting_approval(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A workspace where ``advise run req.json`` (the demo request overload-high-gpa, real
+    stages, bundled catalog) stopped awaiting the LOAD-OVERLOAD approval: ``req.json``,
+    ``state/``, ``logs/``. Read only: a test that decides or resumes works in a copy
+    (``tests.shared_helpers.copy_workspace``)."""
+    from pipeline.cli import main
+
+    root = tmp_path_factory.mktemp("awaiting-approval")
+    (root / "req.json").write_text(json.dumps(overload_request()), encoding="utf-8")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(root)
+        try:
+            code = main(["run", "req.json"])
+        finally:
+            configure_logging("warning", stream=sys.stderr)
+    assert code == 4, "the overload request no longer stops for an approval"
+    before = tree_digests(root)
+    yield root
+    changed = changed_files(before, root)
+    assert not changed, f"a test changed the shared workspace {root}: {changed[:5]}"
+
+
+@pytest.fixture(scope="session")
+def plans(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Finished real plans of two catalogs in one workspace (``tests.shared_helpers.PLANS``),
+    for the export tests. Read only: a test that exports into ``out/`` works in a copy."""
+    root = tmp_path_factory.mktemp("plans")
+    try:
+        run_plans(root)
+    finally:
+        configure_logging("warning", stream=sys.stderr)
+    before = tree_digests(root)
+    yield root
+    changed = changed_files(before, root)
+    assert not changed, f"a test changed the shared workspace {root}: {changed[:5]}"

@@ -18,6 +18,7 @@ from pipeline.cli import main
 from pipeline.errors import ApprovalError
 from pipeline.logs import configure_logging
 from pipeline.store import CheckpointStore
+from tests.shared_helpers import copy_workspace
 
 REPO = Path(__file__).resolve().parents[1]
 RID = "overload-high-gpa"
@@ -41,6 +42,13 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "req.json").write_text(json.dumps(_request()), encoding="utf-8")
     return tmp_path
+
+
+@pytest.fixture
+def waiting(ws: Path, awaiting_approval: Path) -> Path:
+    """``ws`` after ``advise run req.json`` stopped awaiting the approval (a copy of the
+    session's run, tests/conftest.py)."""
+    return copy_workspace(awaiting_approval, ws)
 
 
 def _ctx(ws: Path) -> Any:
@@ -77,10 +85,10 @@ def test_run_stops_awaiting_approval_with_exit_4_and_says_what_to_do(
     assert _attempts(_ctx(ws)) == _attempts(ctx)
 
 
+@pytest.mark.usefixtures("waiting")
 def test_approve_then_resume_runs_only_the_critique_and_synthesis_and_cites_the_approval(
     ws: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    main(["run", "req.json"])
     code = main(["approve", RID, "LOAD-OVERLOAD", "--by", "Dr. Rivera", "--reason", "strong"])
     assert code == 0
     today = date.today().isoformat()
@@ -117,10 +125,10 @@ def test_approve_then_resume_runs_only_the_critique_and_synthesis_and_cites_the_
     assert "granted by Dr. Rivera" in rec.letter
 
 
+@pytest.mark.usefixtures("waiting")
 def test_deny_then_resume_replans_within_the_standard_load(
     ws: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    main(["run", "req.json"])
     assert main(["deny", RID, "LOAD-OVERLOAD", "--by", "Dr. Rivera", "--reason", "labs"]) == 0
     assert main(["resume", RID]) == 0
     ctx = _ctx(ws)
@@ -136,11 +144,10 @@ def test_deny_then_resume_replans_within_the_standard_load(
     ]  # fmt: skip
 
 
+@pytest.mark.usefixtures("waiting")
 def test_decisions_that_do_not_fit_the_run_are_refused_with_what_is_pending(
     ws: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    main(["run", "req.json"])
-    capsys.readouterr()
     assert main(["approve", RID, "LOAD-MAX", "--by", "A", "--reason", "r"]) == 2
     err = capsys.readouterr().err
     assert err == (
@@ -155,8 +162,8 @@ def test_decisions_that_do_not_fit_the_run_are_refused_with_what_is_pending(
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("waiting")
 def test_a_partial_decision_keeps_the_other_terms_pending(ws: Path) -> None:
-    main(["run", "req.json"])
     assert main(["approve", RID, "LOAD-OVERLOAD", "--term", "S2027", "--by", "A",
                  "--reason", "r"]) == 0  # fmt: skip
     assert main(["resume", RID]) == 4  # F2027 still waits: nothing runs
@@ -170,19 +177,34 @@ def test_a_partial_decision_keeps_the_other_terms_pending(ws: Path) -> None:
     assert _ctx(ws).recommendation.graduation_term == "S2029"
 
 
-def test_a_decision_on_a_finished_run_is_refused(ws: Path) -> None:
-    ctx = _ctx_done(ws)
+def test_a_decision_on_a_finished_run_is_refused(no_wait: Any) -> None:
+    ctx = no_wait
     with pytest.raises(ApprovalError, match="it is in state 'done', not awaiting approval"):
         apply_decision(ctx, "LOAD-OVERLOAD", "approved", by="A", reason="r", on=date(2026, 1, 1))
 
 
-def _ctx_done(ws: Path) -> Any:
-    main(["run", "req.json", "--no-wait"])
-    return _ctx(ws)
+@pytest.fixture(scope="module")
+def no_wait_run(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The checkpoint of ``advise run req.json --no-wait``, run once for the module."""
+    root = tmp_path_factory.mktemp("no-wait")
+    (root / "req.json").write_text(json.dumps(_request()), encoding="utf-8")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(root)
+        try:
+            main(["run", "req.json", "--no-wait"])
+        finally:
+            configure_logging("warning", stream=sys.stderr)
+    return _ctx(root)
 
 
-def test_no_wait_denies_every_approval_and_finishes(ws: Path) -> None:
-    ctx = _ctx_done(ws)
+@pytest.fixture
+def no_wait(no_wait_run: Any) -> Any:
+    """A copy of it for one test (a test may change the context it is given)."""
+    return no_wait_run.model_copy(deep=True)
+
+
+def test_no_wait_denies_every_approval_and_finishes(no_wait: Any) -> None:
+    ctx = no_wait
     assert ctx.state.value == "done"
     [item] = ctx.approvals
     assert (item.decision, item.by, item.source) == ("denied", "batch --no-wait", "no_wait")

@@ -15,10 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.batch import run_batch
-from pipeline.batch_input import iter_input
-from pipeline.jobs import RunOptions
-from pipeline.runner import GracefulStop
+from tests.shared_helpers import DemoBatch
 from tests.test_crash_safety import Batch, _committed, _outputs
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,14 +24,12 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.mark.slow
 @pytest.mark.parametrize(("workers", "kills", "seed"), [(2, 5, 20263)])
 def test_demo_batch_killed_and_rerun_gives_every_request_the_same_outputs(
-    tmp_path: Path, workers: int, kills: int, seed: int
+    tmp_path: Path, workers: int, kills: int, seed: int, demo_batch: DemoBatch
 ) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     shutil.copy(REPO / "demos" / "requests.jsonl", ws / "in.jsonl")
-    ref = tmp_path / "reference"
-    opts = RunOptions(state_dir=ref / "state", out_dir=ref / "out")
-    want = run_batch(iter_input(str(ws / "in.jsonl")), opts, stop=GracefulStop())
+    ref, want = demo_batch.root, demo_batch.report  # the same batch, uninterrupted
     rng = random.Random(seed)
     done_kills, runs, rc = 0, 0, None
     deadline = time.monotonic() + 300

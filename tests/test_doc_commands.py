@@ -10,6 +10,13 @@ that environment's ``advise`` and ``python`` first on PATH, this checkout on PYT
 HOME in the workspace, and no Gemini key: offline. A page's commands run in order in its
 workspace (a page's later commands build on its earlier ones), each with ``bash -c``.
 
+The workspace is laid out once per session (``template``) and copied for each page. The
+checked-catalog cache and the retrieval index directory are shared by the pages of a
+session: both are keyed by the content they were built from (and the cache by the code
+that reads catalogs), so what a page finds there is what it would have built itself - and
+each catalog is checked, and its index built, once per session instead of once per page
+(tests/test_catalog_cache.py checks that a cached catalog equals a freshly checked one).
+
 What does not run here is listed in SKIP below with the reason; the setup prefix of the
 README's quick start (``python3 -m venv .venv && .venv/bin/pip install ... &&``) is
 dropped, as the workspace's ``.venv`` is already the installed project, and the rest runs.
@@ -38,7 +45,7 @@ SKIP = {
     "(tests/test_eval.py and tests/test_benchmarks.py run them small)",
     r"GEMINI|--backend gemini": "needs a Gemini API key and the network",
     r"pip install|--engine ray": "needs the network or a Ray cluster",
-    r"advise serve": "a server that runs until stopped (tests/test_console_*.py serve the app)",
+    r"advise serve": "a server that runs until stopped (tests/console/ serves the app)",
     r"advise users add (?!.*--password-stdin)": "prompts for a password on the terminal",
     r"--pdf-engine chromium": "needs Chromium (tests/test_export.py prints a PDF where it is)",
 }
@@ -49,26 +56,38 @@ def _skip_reason(command: str) -> str | None:
     return next((why for pattern, why in SKIP.items() if re.search(pattern, command)), None)
 
 
-def _workspace(root: Path) -> dict[str, str]:
-    """Lay out the workspace at ``root``; the environment its commands run with."""
+@pytest.fixture(scope="session")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pages' workspace, laid out once: each page runs in a copy of it."""
+    root = tmp_path_factory.mktemp("doc-workspace") / "ws"
     shutil.copytree(ROOT / "demos", root / "demos", ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("data", "templates"):
         shutil.copytree(ROOT / "agents" / name, root / "agents" / name)
-    for name in ("state", "out"):
+    for name in ("state", "out", ".tmp"):
         (root / name).mkdir()
     (root / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
+    return root
+
+
+@pytest.fixture(scope="session")
+def caches(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The catalog cache and the retrieval index directory every page's commands share."""
+    return tmp_path_factory.mktemp("doc-caches")
+
+
+def _workspace(root: Path, caches: Path) -> dict[str, str]:
+    """The environment the commands of the workspace at ``root`` run with."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "ADVISE_"))}
     bin_dir = str(Path(sys.prefix) / "bin")
     env |= {
         "PATH": os.pathsep.join([bin_dir, env.get("PATH", "")]),
         "PYTHONPATH": str(ROOT),
         "HOME": str(root),
-        "ADVISE_INDEX_DIR": str(root / ".index"),
-        "ADVISE_CATALOG_CACHE_DIR": str(root / ".catalog-cache"),
+        "ADVISE_INDEX_DIR": str(caches / "index"),
+        "ADVISE_CATALOG_CACHE_DIR": str(caches / "catalog-cache"),
         "TMPDIR": str(root / ".tmp"),
         "COLUMNS": "100",
     }
-    (root / ".tmp").mkdir()
     return env
 
 
@@ -89,11 +108,15 @@ def _run(command: Command, root: Path, env: dict[str, str]) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(ROOT).as_posix() for p in PAGES])
-def test_every_shell_command_of_the_page_works_as_written(page: Path, tmp_path: Path) -> None:
-    env = _workspace(tmp_path)
+def test_every_shell_command_of_the_page_works_as_written(
+    page: Path, template: Path, caches: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "ws"
+    shutil.copytree(template, root, symlinks=True)
+    env = _workspace(root, caches)
     for command in page_commands(page, ROOT):
         if _skip_reason(SETUP.sub("", command.text)) is None:
-            _run(command, tmp_path, env)
+            _run(command, root, env)
 
 
 def test_the_pages_have_commands_and_few_are_skipped() -> None:

@@ -27,11 +27,8 @@ from agents.writing.export_plan import plan_export
 from pipeline.cli import main
 from pipeline.logs import configure_logging
 from pipeline.store import CheckpointStore
+from tests.shared_helpers import HARROW, SECTIONS, TOO_LATE, copy_workspace
 
-REPO = Path(__file__).resolve().parents[1]
-HARROW = REPO / "demos" / "harrow-bay"
-SECTIONS = "hb-add-math-minor-csci"  # a T22027 plan with sections
-TOO_LATE = "hb-add-data-minor-too-late"  # infeasible by T22027: a counter-proposal
 STAMP = dt.datetime(2026, 11, 20, 15, 30, tzinfo=dt.UTC)
 
 
@@ -41,20 +38,16 @@ def _reset_logging() -> Iterator[None]:
     configure_logging("warning", stream=sys.stderr)
 
 
-@pytest.fixture(scope="module")
-def harrow(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("harrow")
-    lines = [
-        line
-        for line in (HARROW / "requests.jsonl").read_text("utf-8").splitlines()
-        if json.loads(line)["request_id"] in (SECTIONS, TOO_LATE)
-    ]
-    (root / "requests.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
-    code = main(["batch", str(root / "requests.jsonl"), *_dirs(root), "--log-dir",
-                 str(root / "logs"), "-q"])  # fmt: skip
-    configure_logging("warning", stream=sys.stderr)
-    assert code == 0
-    return root
+@pytest.fixture
+def harrow(plans: Path) -> Path:
+    """The session's finished plans (tests/conftest.py), for the tests that only read them."""
+    return plans
+
+
+@pytest.fixture
+def exports(plans: Path, tmp_path: Path) -> Path:
+    """A copy of them for a test that exports into ``out/``."""
+    return copy_workspace(plans, tmp_path / "ws")
 
 
 def _dirs(root: Path) -> list[str]:
@@ -98,11 +91,11 @@ def test_the_first_meeting_is_the_first_meeting_day_on_or_after_the_term_start(
 
 
 def test_a_trimester_plan_repeats_until_the_published_end_of_the_trimester(
-    harrow: Path,
+    exports: Path,
 ) -> None:
-    assert main(["export", SECTIONS, "--format", "ics", *_dirs(harrow)]) == 0
-    cal = ICalendar.from_ical((harrow / "out" / f"{SECTIONS}.ics").read_bytes())
-    rec = _rec(harrow, SECTIONS)
+    assert main(["export", SECTIONS, "--format", "ics", *_dirs(exports)]) == 0
+    cal = ICalendar.from_ical((exports / "out" / f"{SECTIONS}.ics").read_bytes())
+    rec = _rec(exports, SECTIONS)
     assert rec.next_term is not None and rec.next_term.term == "T22027"
     series = [e for e in cal.walk("VEVENT") if "RRULE" in e]
     assert len(series) == sum(len(p.meetings) for p in rec.next_term.sections) > 0
@@ -116,12 +109,12 @@ def test_a_trimester_plan_repeats_until_the_published_end_of_the_trimester(
 
 
 def test_an_infeasible_target_exports_the_counter_proposal(
-    harrow: Path, capsys: pytest.CaptureFixture[str]
+    exports: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    rec = _rec(harrow, TOO_LATE)
+    rec = _rec(exports, TOO_LATE)
     assert rec.outcome == "infeasible" and rec.counter_proposal is not None
-    assert main(["export", TOO_LATE, "--format", "csv", *_dirs(harrow)]) == 0
-    target = harrow / "out" / f"{TOO_LATE}.csv"
+    assert main(["export", TOO_LATE, "--format", "csv", *_dirs(exports)]) == 0
+    target = exports / "out" / f"{TOO_LATE}.csv"
     assert capsys.readouterr().out == (
         f"{TOO_LATE}: wrote {target} (the counter-proposal graduating "
         f"{rec.counter_proposal.graduation_term}: the requested T22027 is not feasible)\n"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-import json
 import re
 import sys
 from collections.abc import Iterator
@@ -24,9 +23,8 @@ from agents.writing.render import to_html
 from pipeline.cli import main
 from pipeline.logs import configure_logging
 from pipeline.store import CheckpointStore
+from tests.shared_helpers import PLANNED
 
-REPO = Path(__file__).resolve().parents[1]
-PLANNED = "overload-low-gpa"  # a four-year CS plan, two rounds
 MADE = dt.datetime(2026, 11, 20, 15, 30, tzinfo=dt.UTC)
 
 
@@ -36,20 +34,10 @@ def _reset_logging() -> Iterator[None]:
     configure_logging("warning", stream=sys.stderr)
 
 
-@pytest.fixture(scope="module")
-def ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("pdf")
-    lines = [
-        line
-        for line in (REPO / "demos" / "requests.jsonl").read_text("utf-8").splitlines()
-        if json.loads(line)["request_id"] == PLANNED
-    ]
-    (root / "requests.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
-    code = main(["batch", str(root / "requests.jsonl"), *_dirs(root), "--log-dir",
-                 str(root / "logs"), "-q"])  # fmt: skip
-    configure_logging("warning", stream=sys.stderr)
-    assert code == 0
-    return root
+@pytest.fixture
+def ws(plans: Path) -> Path:
+    """The session's finished plans (tests/conftest.py): these tests only read them."""
+    return plans
 
 
 def _dirs(root: Path) -> list[str]:

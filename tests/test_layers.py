@@ -207,7 +207,13 @@ def test_module_is_small_enough_to_read(name: str) -> None:
     assert lines <= MAX_LINES, f"{name} has {lines} lines (at most {MAX_LINES})"
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "tests").glob("*.py")), ids=lambda p: p.name)
+TEST_MODULES = sorted((ROOT / "tests").rglob("*.py"))
+
+
+@pytest.mark.parametrize(
+    "path", TEST_MODULES, ids=lambda p: p.relative_to(ROOT / "tests").as_posix()
+)
 def test_test_module_is_small_enough_to_read(path: Path) -> None:
     lines = path.read_text("utf-8").count("\n")
-    assert lines <= MAX_LINES, f"tests/{path.name} has {lines} lines (at most {MAX_LINES})"
+    name = path.relative_to(ROOT).as_posix()
+    assert lines <= MAX_LINES, f"{name} has {lines} lines (at most {MAX_LINES})"

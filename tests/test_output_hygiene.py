@@ -22,12 +22,10 @@ from pipeline.logs import configure_logging
 from pipeline.store import CheckpointStore
 from pipeline.terminal import PrintableStream, one_line, printable, printable_output, raw
 from tests.fake_stages import request_dict, write_catalog
+from tests.shared_helpers import HARROW, SECTIONS
 
 pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
 
-ROOT = Path(__file__).resolve().parents[1]
-HARROW = ROOT / "demos" / "harrow-bay"
-SECTIONS = "hb-add-math-minor-csci"  # a plan with next-term sections and locations
 FAKE = ["--catalog", "catalog.json", "--stages", "tests.fake_stages:FAKE", "--quiet"]
 
 
@@ -49,16 +47,10 @@ def test_a_cell_a_spreadsheet_would_run_is_written_as_text(cell: str, shown: str
 
 
 def test_formula_titles_and_locations_from_the_catalog_are_neutralized_in_the_csv(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    plans: Path, tmp_path: Path
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    line = next(
-        x for x in (HARROW / "requests.jsonl").read_text("utf-8").splitlines()
-        if json.loads(x)["request_id"] == SECTIONS
-    )  # fmt: skip
-    (tmp_path / "in.jsonl").write_text(line + "\n", "utf-8")
-    assert main(["batch", "in.jsonl", "--catalog", str(HARROW), "--quiet"]) == 0
-    ctx = CheckpointStore(tmp_path / "state").load(SECTIONS)
+    # The plan as ``advise batch --catalog demos/harrow-bay`` made it (tests/conftest.py).
+    ctx = CheckpointStore(plans / "state").load(SECTIONS)
     assert ctx is not None and ctx.recommendation is not None and ctx.recommendation.next_term
     rec = ctx.recommendation
     section = rec.next_term.sections[0]  # type: ignore[union-attr]

@@ -32,6 +32,7 @@ from pipeline.context import State
 from pipeline.jobs import RunOptions
 from pipeline.runner import GracefulStop
 from tests.fake_stages import FAKE, read_side_log, request_dict, write_catalog
+from tests.shared_helpers import DemoBatch
 from tests.test_crash_safety import _committed
 
 pytestmark = pytest.mark.slow  # pytest -m 'not slow' leaves it out of the fast loop
@@ -207,13 +208,13 @@ def test_ray_tasks_mode_outputs_are_byte_identical_too(fake_run: dict[str, Any])
 
 
 @needs_ray
-def test_ray_batch_with_real_stages_matches_the_process_engine(tmp_path: Path) -> None:
+def test_ray_batch_with_real_stages_matches_the_process_engine(
+    tmp_path: Path, demo_batch: DemoBatch
+) -> None:
     # Every demo request, none excused (the solver's budgets are deterministic).
     inputs = tmp_path / "in.jsonl"
     shutil.copy(REPO / "demos" / "requests.jsonl", inputs)
-    ref = tmp_path / "reference"
-    opts = RunOptions(state_dir=ref / "state", out_dir=ref / "out")
-    want = run_batch(iter_input(str(inputs)), opts, stop=GracefulStop()).as_json()
+    ref, want = demo_batch.root, demo_batch.report.as_json()  # the process engine's run
     done = subprocess.run(_ray_batch_cmd(inputs, "real", None), cwd=tmp_path, env=_env(),
                           capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
     report = _report(done)

@@ -1,10 +1,11 @@
-"""Shared pieces of the console tests (tests/test_console_*.py): a workspace of fake-stage
+"""Shared pieces of the console tests (tests/console/): a workspace of fake-stage
 checkpoints, accounts of every role, and a signed-in test client."""
 
 from __future__ import annotations
 
 import contextlib
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,13 @@ def build_workspace(root: Path) -> Harness:
     for role in ROLES:
         users.add(role, role, PASSWORD)
     return h
+
+
+def copy_template(template: Path, target: Path) -> Path:
+    """A copy of the shared workspace (tests/console/conftest.py) at ``target``, which may
+    be an existing directory such as ``tmp_path``; returns ``target``."""
+    shutil.copytree(template, target, dirs_exist_ok=True)
+    return target
 
 
 def make_app(root: Path, **kw: Any) -> Any:

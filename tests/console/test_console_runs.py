@@ -17,10 +17,11 @@ import pytest
 from pipeline.console.access import AccessLog
 from pipeline.errors import RunInterrupted
 from pipeline.store import CheckpointStore
-from tests.console_helpers import _StopNow, build_workspace, make_app, sign_in
+from tests.console.helpers import _StopNow, copy_template, make_app, sign_in
 from tests.fake_stages import Harness, make_request, read_side_log
+from tests.shared_helpers import copy_workspace
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 
@@ -32,8 +33,10 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "stages.jsonl"
 
 
-def test_resume_from_the_console_finishes_a_stopped_request(tmp_path: Path, env: Path) -> None:
-    build_workspace(tmp_path)
+def test_resume_from_the_console_finishes_a_stopped_request(
+    template: Path, tmp_path: Path, env: Path
+) -> None:
+    copy_template(template, tmp_path)
     app = make_app(tmp_path)
     client, token = sign_in(app, "advisor")
     r = client.post("/requests/stopped-1/run", data={"csrf": token, "kind": "resume"})
@@ -50,8 +53,10 @@ def test_resume_from_the_console_finishes_a_stopped_request(tmp_path: Path, env:
     assert (run["user"], run["request_id"]) == ("advisor", "stopped-1")
 
 
-def test_rerun_from_the_console_runs_a_finished_request_again(tmp_path: Path, env: Path) -> None:
-    build_workspace(tmp_path)
+def test_rerun_from_the_console_runs_a_finished_request_again(
+    template: Path, tmp_path: Path, env: Path
+) -> None:
+    copy_template(template, tmp_path)
     app = make_app(tmp_path)
     client, token = sign_in(app, "admin")
     client.post("/requests/done-1/run", data={"csrf": token, "kind": "rerun"})
@@ -117,17 +122,13 @@ def test_a_cli_batch_and_the_console_never_run_one_request_twice(
 
 
 def test_the_sample_overload_request_is_approved_and_resumed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, awaiting_approval: Path
 ) -> None:
-    from pipeline.cli import main
     from pipeline.console.users import UserStore
 
     monkeypatch.setenv("PYTHONPATH", str(REPO))
     monkeypatch.chdir(tmp_path)
-    line = (REPO / "demos" / "requests.jsonl").read_text(encoding="utf-8").splitlines()[1]
-    assert json.loads(line)["request_id"] == "overload-high-gpa"
-    (tmp_path / "req.json").write_text(line, encoding="utf-8")
-    assert main(["run", "req.json"]) == 4  # awaiting approval
+    copy_workspace(awaiting_approval, tmp_path)  # `advise run` of the sample request: exit 4
     UserStore(tmp_path / "state").add("rivera", "advisor", "correct horse battery")
     from pipeline.console import ConsoleConfig, create_app
 
@@ -138,7 +139,7 @@ def test_the_sample_overload_request_is_approved_and_resumed(
     )
     from starlette.testclient import TestClient
 
-    from tests.console_helpers import csrf_of
+    from tests.console.helpers import csrf_of
 
     client = TestClient(app)
     token = csrf_of(client.get("/login").text)
@@ -167,8 +168,10 @@ def test_the_sample_overload_request_is_approved_and_resumed(
     assert "strong record, light lab load" in report and "rivera" in report
 
 
-def test_rerender_writes_the_outputs_again_from_the_checkpoint(tmp_path: Path, env: Path) -> None:
-    build_workspace(tmp_path)
+def test_rerender_writes_the_outputs_again_from_the_checkpoint(
+    template: Path, tmp_path: Path, env: Path
+) -> None:
+    copy_template(template, tmp_path)
     ran = len(read_side_log(env))
     before = {p.name: p.read_bytes() for p in (tmp_path / "out").glob("done-1.*")}
     (tmp_path / "out" / "done-1.html").unlink()
@@ -184,11 +187,11 @@ def test_rerender_writes_the_outputs_again_from_the_checkpoint(tmp_path: Path, e
 
 
 def test_rerender_refuses_an_unfinished_request_and_a_held_one(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    template: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from pipeline.cli import main
 
-    build_workspace(tmp_path)
+    copy_template(template, tmp_path)
     state, out = str(tmp_path / "state"), str(tmp_path / "out")
     args = ["--state-dir", state, "--out-dir", out, "--stages", "tests.fake_stages:FAKE", "--json"]
     for rid, status in (("stopped-1", "unfinished"), ("no-such", "unknown")):

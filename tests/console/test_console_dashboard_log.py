@@ -13,18 +13,7 @@ import pytest
 
 from pipeline.console import routes_dashboard
 from pipeline.console.access import AccessLog
-from tests.console_helpers import build_workspace, make_app, sign_in
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    build_workspace(tmp_path)
-    return tmp_path
-
-
-@pytest.fixture
-def app(root: Path) -> Any:
-    return make_app(root)
+from tests.console.helpers import sign_in
 
 
 def _pages(root: Path) -> list[dict[str, Any]]:

@@ -6,7 +6,6 @@ access log."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,28 +16,10 @@ from pipeline.console.catalogs import CatalogShelf, catalog_key, validate
 from pipeline.console.jobs import Job, Workspace, command
 from pipeline.store import CheckpointStore
 from pipeline.workspace import BUNDLED, source_of
-from tests.console_helpers import build_workspace, make_app, sign_in
+from tests.console.helpers import make_app, sign_in
 from tests.fake_stages import STUDENT
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("template")
-    build_workspace(root)
-    return root
-
-
-@pytest.fixture
-def root(template: Path, tmp_path: Path) -> Path:
-    shutil.copytree(template, tmp_path / "ws")
-    return tmp_path / "ws"
-
-
-@pytest.fixture
-def app(root: Path) -> Any:
-    return make_app(root)
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _catalog_bytes(root: Path) -> bytes:

@@ -12,7 +12,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from pipeline.console.throttle import LoginLimit, LoginThrottle
-from tests.console_helpers import PASSWORD, build_workspace, csrf_of, make_app
+from tests.console.helpers import PASSWORD, csrf_of, make_app
 
 LIMIT = LoginLimit(per_account=3, per_address=5, window=600.0, cooldown=900.0)
 LOCKED = "too many failed sign-ins for this account or from this address"
@@ -24,13 +24,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture(scope="module")
-def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("ws")
-    build_workspace(root)
-    return root
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ writes, shown in a sandbox; refused what-ifs say why."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -16,20 +15,7 @@ from agents.catalog import load_catalog, use_catalog
 from agents.writing.worksheet import worksheet_html, worksheet_view
 from pipeline.console.access import AccessLog
 from pipeline.store import CheckpointStore
-from tests.console_helpers import build_workspace, make_app, sign_in
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("template")
-    build_workspace(root)
-    return root
-
-
-@pytest.fixture
-def root(template: Path, tmp_path: Path) -> Path:
-    shutil.copytree(template, tmp_path / "ws")
-    return tmp_path / "ws"
+from tests.console.helpers import make_app, sign_in
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 PASSWORD = "correct horse battery"
 WAIT_MS = 120_000  # a bound on a stuck run, not a measure of speed

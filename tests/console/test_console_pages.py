@@ -7,7 +7,6 @@ import csv
 import io
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,26 +16,7 @@ from pipeline.cli import main
 from pipeline.console.access import AccessLog
 from pipeline.console.index import RequestIndex
 from pipeline.store import CheckpointStore
-from tests.console_helpers import EVIL_NAME, build_workspace, make_app, sign_in
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("template")
-    build_workspace(root)
-    return root
-
-
-@pytest.fixture
-def root(template: Path, tmp_path: Path) -> Path:
-    """A fresh copy of the module's workspace (building it hashes three passwords)."""
-    shutil.copytree(template, tmp_path / "ws")
-    return tmp_path / "ws"
-
-
-@pytest.fixture
-def app(root: Path) -> Any:
-    return make_app(root)
+from tests.console.helpers import EVIL_NAME, sign_in
 
 
 def _cells(html: str) -> list[list[str]]:

@@ -4,7 +4,6 @@ checked as ``advise run`` checks a request file, then run on the worker pool."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -12,28 +11,10 @@ import pytest
 
 from pipeline.console.access import AccessLog
 from pipeline.store import CheckpointStore
-from tests.console_helpers import build_workspace, make_app, sign_in
+from tests.console.helpers import sign_in
 from tests.fake_stages import STUDENT, request_dict
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("template")
-    build_workspace(root)
-    return root
-
-
-@pytest.fixture
-def root(template: Path, tmp_path: Path) -> Path:
-    shutil.copytree(template, tmp_path / "ws")
-    return tmp_path / "ws"
-
-
-@pytest.fixture
-def app(root: Path) -> Any:
-    return make_app(root)
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _post(app: Any, role: str = "advisor", **kw: Any) -> Any:

@@ -16,7 +16,7 @@ from pipeline.cli import main
 from pipeline.console.auth import safe_next
 from pipeline.console.errors import UserError
 from pipeline.console.users import UserStore, session_secret
-from tests.console_helpers import PASSWORD, build_workspace, csrf_of, make_app, sign_in
+from tests.console.helpers import PASSWORD, copy_template, csrf_of, make_app, sign_in
 
 GETS = [
     "/",
@@ -51,18 +51,6 @@ NEEDS = {
     "/access.csv": "admin",
     "/users": "admin",
 }
-
-
-@pytest.fixture(scope="module")
-def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("ws")
-    build_workspace(root)
-    return root
-
-
-@pytest.fixture(scope="module")
-def app(root: Path) -> Any:
-    return make_app(root)
 
 
 @pytest.mark.parametrize("path", GETS)
@@ -185,8 +173,8 @@ def test_behind_https_the_cookie_is_secure(root: Path) -> None:
     assert "secure" in r.headers["set-cookie"].lower()
 
 
-def test_a_removed_account_is_signed_out_at_once(tmp_path: Path) -> None:
-    build_workspace(tmp_path)
+def test_a_removed_account_is_signed_out_at_once(template: Path, tmp_path: Path) -> None:
+    copy_template(template, tmp_path)
     app = make_app(tmp_path)
     client, _ = sign_in(app, "advisor")
     UserStore(tmp_path / "state").remove("advisor")

@@ -13,19 +13,15 @@ from agents.catalog import load_catalog
 from pipeline.cli_browse import course_info
 from pipeline.console.routes_catalog import catalog_key
 from pipeline.workspace import BUNDLED
-from tests.console_helpers import build_workspace, make_app, sign_in
+from tests.console.helpers import build_workspace, copy_template, make_app, sign_in
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("template")
-    build_workspace(root)
-    return root
-
-
-@pytest.fixture(scope="module")
-def client(template: Path) -> Any:
-    client, _ = sign_in(make_app(template), "viewer")
+def client(template: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Signed in once, on a copy of the workspace: the catalog pages only read it (they
+    write no access-log entry)."""
+    root = copy_template(template, tmp_path_factory.mktemp("catalogs"))
+    client, _ = sign_in(make_app(root), "viewer")
     return client
 
 
@@ -82,7 +78,7 @@ def test_a_catalog_not_used_by_the_workspace_is_not_opened(client: Any, path: st
 
 
 def test_a_catalog_that_is_gone_is_reported(tmp_path: Path) -> None:
-    build_workspace(tmp_path)
+    build_workspace(tmp_path)  # its own: the shared workspace's catalog must stay
     client, _ = sign_in(make_app(tmp_path), "viewer")
     catalog = tmp_path / "catalog" / "catalog.json"
     catalog.unlink()
