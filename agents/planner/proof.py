@@ -131,7 +131,7 @@ def like(
     return out
 
 
-def quick(prep: Prep, usable: list[str], scale: Steps) -> Bounds:
+def quick(prep: Prep, usable: list[str], scale: Steps, max_courses: int | None = None) -> Bounds:
     """The bounds no solver is needed for: the units the degree total needs at least
     (``floor.units_floor`` over every usable course) and the graduation the longest
     required chain or those units at the caps allow (``solve.chain_bound``,
@@ -142,7 +142,8 @@ def quick(prep: Prep, usable: list[str], scale: Steps) -> Bounds:
     chain = 1 + max((est[c] for c in prep.must if est.get(c, INF) < INF), default=-1)
     if floor is None:
         return Bounds(chain, 0, 0)
-    return Bounds(max(chain, capacity_bound(prep, floor, scale)), 0, floor)
+    largest = max((scale.count(prep.course(c).units) for c in usable), default=0)
+    return Bounds(max(chain, capacity_bound(prep, floor, scale, max_courses, largest)), 0, floor)
 
 
 def bounds(
@@ -200,7 +201,7 @@ def prove(
     usable = [c for c, e in prep.reach.est.items() if e < INF]
     out = Proved(prep, sol, audit_notes)
     best = objective(prep, sol, scale)
-    low = b = quick(prep, usable, scale)
+    low = b = quick(prep, usable, scale, setup.c.max_courses_per_term)
     method: ProofMethod = "bound"
     if not b.met_by(best):
         full = like(setup, prep, full=True)

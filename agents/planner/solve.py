@@ -71,14 +71,23 @@ def chain_bound(prep: Prep) -> int:
     return 1 + max(ests, default=-1)
 
 
-def capacity_bound(prep: Prep, units: int, scale: Steps) -> int:
-    """Fewest terms whose caps hold ``units`` (in credit steps: a cap holds whole steps)."""
+def capacity_bound(
+    prep: Prep, units: int, scale: Steps, max_courses: int | None = None, largest: int = 0
+) -> int:
+    """Fewest terms whose caps hold ``units`` (in credit steps: a cap holds whole steps). A
+    term that allows at most n courses (``max_courses`` in every term, the term's own
+    ``prep.max_courses``) holds at most n of the largest course a plan may take
+    (``largest`` steps; 0: not known, the unit caps alone)."""
     total = 0
     for i in range(len(prep.terms)):
         if units <= total:
             return i
         if prep.active[i]:
-            total += scale.floor(prep.caps[i])
+            room = scale.floor(prep.caps[i])
+            most = [n for n in (max_courses, prep.max_courses.get(i)) if n is not None]
+            if most and largest > 0:
+                room = min(room, min(most) * largest)
+            total += room
     return len(prep.terms) + (0 if units <= total else 1)
 
 
@@ -125,7 +134,10 @@ def solve_plan(
         return Solution("unknown", stages=stages, limit=("course_selection", spent))
     low = scale.credits(sel.lower_bound)
     stages = [f"selection: {scale.credits(sel.units):g} units (bound {low:g}) {ms()}"]
-    bound = max(chain_bound(prep), capacity_bound(prep, sel.lower_bound, scale))
+    largest = max(units.values(), default=0)
+    bound = max(
+        chain_bound(prep), capacity_bound(prep, sel.lower_bound, scale, max_courses, largest)
+    )
     chosen: Selection = sel  # the set the term search places
 
     def fill(terms: int | None, dtime: float) -> dict[str, int] | None:
