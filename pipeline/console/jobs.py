@@ -4,8 +4,8 @@ worker threads inside the server.
 
 The child is the command line itself, so a run from the console takes the request's lease
 exactly as a CLI run or batch does (``pipeline.leases``): whichever comes second is refused
-("held by ..."), never run twice. A child that crashes cannot take the server down, and its
-output is kept for the request page.
+("is being worked by another runner ..."), never run twice. A child that crashes cannot take
+the server down, and its output is kept for the request page.
 """
 
 from __future__ import annotations
